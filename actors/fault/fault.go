@@ -1,0 +1,50 @@
+// Package fault is the domain's error vocabulary. Every refusal an actor gives is a
+// *Error whose Code maps one-to-one onto the HTTP status and the specification's
+// envelope {error:{code,message,details}}.
+package fault
+
+import "fmt"
+
+// Codes of the specification (section 7).
+const (
+	Invalid      = "INVALID_REQUEST"
+	Unauthorized = "UNAUTHORIZED"
+	Forbidden    = "FORBIDDEN"
+	NotFound     = "NOT_FOUND"
+	Conflict     = "CONFLICT"
+	RateLimited  = "RATE_LIMITED"
+	TooLarge     = "PAYLOAD_TOO_LARGE"
+	Internal     = "INTERNAL_ERROR"
+)
+
+// Error is a refusal with a machine-readable code and details.
+type Error struct {
+	Code    string
+	Message string
+	Details map[string]any
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// New builds an Error; details may be nil.
+func New(code, msg string, details map[string]any) *Error {
+	if details == nil {
+		details = map[string]any{}
+	}
+	return &Error{Code: code, Message: msg, Details: details}
+}
+
+// Field is a 400 naming the field at fault and the constraint it broke.
+func Field(field, constraint, format string, args ...any) *Error {
+	return New(Invalid, fmt.Sprintf(format, args...), map[string]any{"field": field, "constraint": constraint})
+}
+
+// Missing is a 404 for a resource kind and id.
+func Missing(kind, id string) *Error {
+	return New(NotFound, kind+" not found", map[string]any{"resource": kind, "id": id})
+}
+
+// State is a 409 for an operation the current status does not allow.
+func State(op, status string) *Error {
+	return New(Conflict, fmt.Sprintf("cannot %s a page that is %s", op, status), map[string]any{"status": status})
+}

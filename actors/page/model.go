@@ -1,0 +1,121 @@
+// Package page is the PageActor: one actor per page owns its state machine, blocks,
+// actions and audit trail. Every command is validated against the current state (the
+// 409 check happens here), committed to bbolt in one transaction together with its
+// audit entries and indexes, and only then applied in memory, answered and published.
+package page
+
+import (
+	"encoding/json"
+	"time"
+
+	"folio/actors/blocks"
+)
+
+// Statuses of a page (specification section 3).
+const (
+	Draft     = "draft"
+	Active    = "active"
+	Completed = "completed"
+	Revoked   = "revoked"
+	Expired   = "expired"
+)
+
+const schemaV1 = 1
+
+// Page is the state of one page as stored (JSON, schema version V). A committed Page
+// is never mutated: commands build a modified clone, so snapshots handed out stay valid.
+type Page struct {
+	V             int             `json:"v"`
+	ID            string          `json:"id"`
+	TenantID      string          `json:"tenant_id"`
+	Status        string          `json:"status"`
+	PageType      string          `json:"page_type"`
+	Title         string          `json:"title"`
+	Summary       string          `json:"summary"`
+	Priority      string          `json:"priority"`
+	Tags          []string        `json:"tags"`
+	Blocks        []blocks.Block  `json:"blocks"`
+	Actions       []Action        `json:"actions"`
+	Access        Access          `json:"access"`
+	Notify        json.RawMessage `json:"notify,omitempty"`
+	OnAction      json.RawMessage `json:"on_action,omitempty"`
+	ApprovalChain json.RawMessage `json:"approval_chain,omitempty"`
+	CreatedBy     string          `json:"created_by"`
+	Livemode      bool            `json:"livemode"`
+	ShortCode     string          `json:"short_code"`
+	Version       int             `json:"version"`
+	CreatedAt     time.Time       `json:"created_at"`
+	UpdatedAt     time.Time       `json:"updated_at"`
+	PublishedAt   *time.Time      `json:"published_at,omitempty"`
+	ExpiresAt     *time.Time      `json:"expires_at,omitempty"`
+	RevokedAt     *time.Time      `json:"revoked_at,omitempty"`
+	RevokeReason  string          `json:"revoke_reason,omitempty"`
+	CompletedAt   *time.Time      `json:"completed_at,omitempty"`
+	Executions    []Execution     `json:"executions,omitempty"`
+	Stats         Stats           `json:"stats"`
+}
+
+// Action is a button on the page.
+type Action struct {
+	ActionID string `json:"action_id"`
+	Label    string `json:"label"`
+	Style    string `json:"style,omitempty"`
+}
+
+// Access is the page's access policy.
+type Access struct {
+	Mode              string     `json:"mode"`
+	AllowedIdentities []Identity `json:"allowed_identities,omitempty"`
+}
+
+// Identity is one allowed viewer identity.
+type Identity struct {
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+// Execution records one executed action.
+type Execution struct {
+	ActionID   string          `json:"action_id"`
+	Actor      string          `json:"actor"`
+	Comment    *string         `json:"comment,omitempty"`
+	FormData   json.RawMessage `json:"form_data,omitempty"`
+	ExecutedAt time.Time       `json:"executed_at"`
+}
+
+// Stats are the counters of the page object.
+type Stats struct {
+	ViewCount    int        `json:"view_count"`
+	ActionCount  int        `json:"action_count"`
+	LastViewedAt *time.Time `json:"last_viewed_at"`
+}
+
+// clone copies p deeply enough that changing the copy never touches p.
+func (p *Page) clone() *Page {
+	c := *p
+	c.Tags = append([]string(nil), p.Tags...)
+	c.Blocks = append([]blocks.Block(nil), p.Blocks...)
+	c.Actions = append([]Action(nil), p.Actions...)
+	c.Access.AllowedIdentities = append([]Identity(nil), p.Access.AllowedIdentities...)
+	c.Executions = append([]Execution(nil), p.Executions...)
+	return &c
+}
+
+// action finds an action by id.
+func (p *Page) action(id string) (Action, bool) {
+	for _, a := range p.Actions {
+		if a.ActionID == id {
+			return a, true
+		}
+	}
+	return Action{}, false
+}
+
+// BlockIDs lists the ids of the top-level blocks in order.
+func (p *Page) BlockIDs() []string {
+	out := make([]string, len(p.Blocks))
+	for i, b := range p.Blocks {
+		out[i] = b.ID
+	}
+	return out
+}

@@ -1,0 +1,44 @@
+package page
+
+import (
+	"encoding/json"
+
+	"folio/actors/blocks"
+)
+
+// Request is the page request body of POST /v1/publish, POST /v1/pages and
+// PATCH /v1/pages/:id. Pointers tell "absent" from "empty" for partial updates.
+type Request struct {
+	Version       *string         `json:"version"`
+	PageType      *string         `json:"page_type"`
+	Title         *string         `json:"title"`
+	Summary       *string         `json:"summary"`
+	Priority      *string         `json:"priority"`
+	Tags          *[]string       `json:"tags"`
+	Blocks        *[]blocks.Block `json:"blocks"`
+	Actions       *[]Action       `json:"actions"`
+	Access        *Access         `json:"access"`
+	Notify        json.RawMessage `json:"notify"`
+	OnAction      json.RawMessage `json:"on_action"`
+	ApprovalChain json.RawMessage `json:"approval_chain"`
+	ExpiresAt     *string         `json:"expires_at"`
+}
+
+// ActionRequest is the body of POST /v1/pages/:id/actions/:actionId.
+type ActionRequest struct {
+	Actor *struct {
+		Identity  string `json:"identity"`
+		AuthToken string `json:"auth_token"`
+	} `json:"actor"`
+	Comment  *string         `json:"comment"`
+	FormData json.RawMessage `json:"form_data"`
+}
+
+// BlockPatch is the body of PATCH /v1/pages/:id/blocks/:blockId.
+type BlockPatch struct {
+	Data  json.RawMessage `json:"data"`
+	Type  *string         `json:"type"`
+	Title *string         `json:"title"`
+	Group *string         `json:"group"`
+	Tab   *string         `json:"tab"`
+}

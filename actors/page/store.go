@@ -1,0 +1,115 @@
+package page
+
+import (
+	"encoding/json"
+	"time"
+
+	"folio/actors/audit"
+	"folio/actors/tenant"
+	"folio/persistence"
+)
+
+// Buckets owned by pages.
+const (
+	bucketPages       = "pages"        // pageId -> Page (JSON)
+	bucketTenantPages = "tenant_pages" // tenantId 0x00 createdAt(8) 0x00 pageId -> nil
+	bucketShortCodes  = "short_codes"  // code -> pageId
+	bucketExpiry      = "expiry"       // expiresAt(8) 0x00 pageId -> nil, for active pages only
+)
+
+// load reads a page; nil when it does not exist.
+func load(store *persistence.Store, id string) (*Page, error) {
+	var p *Page
+	err := store.View(func(tx *persistence.Tx) error {
+		b := tx.Get(bucketPages, []byte(id))
+		if b == nil {
+			return nil
+		}
+		p = &Page{}
+		return json.Unmarshal(b, p)
+	})
+	return p, err
+}
+
+// commit writes next (replacing prev, nil on creation), its audit entries and every
+// index that depends on it, in one transaction.
+func commit(store *persistence.Store, prev, next *Page, entries []audit.Entry, countUsage bool) error {
+	body, err := json.Marshal(next)
+	if err != nil {
+		return err
+	}
+	return store.Update(func(tx *persistence.Tx) error {
+		if err := tx.Put(bucketPages, []byte(next.ID), body); err != nil {
+			return err
+		}
+		if prev == nil {
+			if err := tx.Put(bucketTenantPages, tenantPageKey(next), nil); err != nil {
+				return err
+			}
+			if err := tx.Put(bucketShortCodes, []byte(next.ShortCode), []byte(next.ID)); err != nil {
+				return err
+			}
+			if countUsage {
+				k := tenant.MonthKey(next.TenantID, next.CreatedAt)
+				n := persistence.ReadU64(tx.Get(tenant.BucketUsage, k))
+				if err := tx.Put(tenant.BucketUsage, k, persistence.U64(n+1)); err != nil {
+					return err
+				}
+			}
+		}
+		if old, nw := expiryKey(prev), expiryKey(next); string(old) != string(nw) {
+			if old != nil {
+				if err := tx.Delete(bucketExpiry, old); err != nil {
+					return err
+				}
+			}
+			if nw != nil {
+				if err := tx.Put(bucketExpiry, nw, nil); err != nil {
+					return err
+				}
+			}
+		}
+		for _, e := range entries {
+			if err := audit.Append(tx, next.TenantID, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func tenantPageKey(p *Page) []byte {
+	return persistence.Key([]byte(p.TenantID), persistence.U64(uint64(p.CreatedAt.UnixNano())), []byte(p.ID))
+}
+
+// expiryKey is the page's row in the expiry index, nil when it is not due to expire.
+func expiryKey(p *Page) []byte {
+	if p == nil || p.Status != Active || p.ExpiresAt == nil {
+		return nil
+	}
+	return persistence.Key(persistence.U64(uint64(p.ExpiresAt.UnixNano())), []byte(p.ID))
+}
+
+// ResolveShortCode finds the page a short code points to.
+func ResolveShortCode(store *persistence.Store, code string) (string, bool) {
+	var id []byte
+	_ = store.View(func(tx *persistence.Tx) error {
+		id = tx.Get(bucketShortCodes, []byte(code))
+		return nil
+	})
+	return string(id), id != nil
+}
+
+// DueForExpiry lists pages whose expiry time is at or before now (at most limit).
+func DueForExpiry(store *persistence.Store, now time.Time, limit int) []string {
+	var out []string
+	_ = store.View(func(tx *persistence.Tx) error {
+		end := persistence.U64(uint64(now.UnixNano()) + 1)
+		tx.ScanRange(bucketExpiry, nil, end, func(k, _ []byte) bool {
+			out = append(out, string(k[9:]))
+			return len(out) < limit
+		})
+		return nil
+	})
+	return out
+}

@@ -1,0 +1,57 @@
+package registry
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Idle tracks a child's activity and asks its manager to passivate it after a quiet
+// period. It uses time.AfterFunc plus a message to self (not SetReceiveTimeout).
+type Idle struct {
+	after   time.Duration
+	touched atomic.Int64 // unix nanos of the last message
+	timer   *time.Timer
+}
+
+// checkIdle is the self-message the timer sends.
+type checkIdle struct{}
+
+// NewIdle arms nothing yet; call Start from the actor's Started handler.
+func NewIdle(after time.Duration) *Idle { return &Idle{after: after} }
+
+// Start arms the timer.
+func (i *Idle) Start(ctx actor.Context) {
+	i.Touch()
+	if i.after <= 0 {
+		return
+	}
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	i.timer = time.AfterFunc(i.after, func() { root.Send(self, checkIdle{}) })
+}
+
+// Touch records activity.
+func (i *Idle) Touch() { i.touched.Store(time.Now().UnixNano()) }
+
+// Stop disarms the timer (call from Stopping).
+func (i *Idle) Stop() {
+	if i.timer != nil {
+		i.timer.Stop()
+	}
+}
+
+// Handle returns true when msg was the idle check. When the child has been quiet for
+// the whole period it asks its parent to passivate it; otherwise the timer re-arms.
+func (i *Idle) Handle(ctx actor.Context, id string) bool {
+	if _, ok := ctx.Message().(checkIdle); !ok {
+		return false
+	}
+	quiet := time.Since(time.Unix(0, i.touched.Load()))
+	if quiet >= i.after {
+		ctx.Send(ctx.Parent(), &Passivate{ID: id, PID: ctx.Self()})
+		return true
+	}
+	i.timer.Reset(i.after - quiet)
+	return true
+}

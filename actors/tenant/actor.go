@@ -1,0 +1,213 @@
+package tenant
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"folio/actors/fault"
+	"folio/actors/ids"
+	"folio/actors/registry"
+	"folio/persistence"
+)
+
+// Deps are what a TenantActor needs.
+type Deps struct {
+	Store   *persistence.Store
+	Keyring *Keyring
+	Now     func() time.Time
+	Idle    time.Duration
+}
+
+// Actor serialises all changes to one tenant. Its state lives in bbolt; it keeps
+// nothing in memory that a restart could lose.
+type Actor struct {
+	id   string
+	deps *Deps
+	idle *registry.Idle
+}
+
+// NewProducer makes tenant actors for a registry.
+func NewProducer(d *Deps) registry.Producer {
+	return func(id string) actor.Actor { return &Actor{id: id, deps: d, idle: registry.NewIdle(d.Idle)} }
+}
+
+var errCodeTaken = errors.New("claim code taken")
+
+// Receive handles one message at a time.
+func (a *Actor) Receive(ctx actor.Context) {
+	if a.idle.Handle(ctx, a.id) {
+		return
+	}
+	a.idle.Touch()
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		a.idle.Start(ctx)
+	case *actor.Stopping:
+		a.idle.Stop()
+	case *Register:
+		ctx.Respond(a.register(msg))
+	case *CreateKey:
+		ctx.Respond(a.createKey(msg))
+	case *ListKeys:
+		ctx.Respond(a.listKeys())
+	case *DeleteKey:
+		ctx.Respond(a.deleteKey(msg))
+	case *Get:
+		ctx.Respond(a.get())
+	}
+}
+
+func (a *Actor) register(msg *Register) any {
+	now := a.deps.Now().UTC()
+	for attempt := 0; attempt < 8; attempt++ {
+		t := Tenant{V: schemaV1, ID: a.id, Name: msg.Name, Plan: msg.Plan, OwnerEmail: msg.OwnerEmail,
+			ClaimCode: claimPrefix(msg.Name) + "-" + ids.Upper(4), CreatedAt: now}
+		key, secret := newKey(a.id, msg.Name, false, now)
+		err := a.deps.Store.Update(func(tx *persistence.Tx) error {
+			if tx.Get(bucketTenants, []byte(a.id)) != nil {
+				return fault.New(fault.Conflict, "tenant exists", nil)
+			}
+			if tx.Get(bucketClaimCodes, []byte(t.ClaimCode)) != nil {
+				return errCodeTaken
+			}
+			if err := putJSON(tx, bucketTenants, []byte(t.ID), t); err != nil {
+				return err
+			}
+			if err := tx.Put(bucketClaimCodes, []byte(t.ClaimCode), []byte(t.ID)); err != nil {
+				return err
+			}
+			return putKey(tx, key)
+		})
+		if errors.Is(err, errCodeTaken) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		return &Registered{Tenant: t, APIKey: secret}
+	}
+	return errors.New("tenant: no free claim code")
+}
+
+func (a *Actor) createKey(msg *CreateKey) any {
+	if a.load() == nil {
+		return fault.Missing("tenant", a.id)
+	}
+	key, secret := newKey(a.id, msg.Name, msg.Test, a.deps.Now().UTC())
+	if err := a.deps.Store.Update(func(tx *persistence.Tx) error { return putKey(tx, key) }); err != nil {
+		return err
+	}
+	return &CreatedKey{Key: key, Secret: secret}
+}
+
+func (a *Actor) listKeys() any {
+	out := []KeyView{}
+	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+		tx.Scan(bucketTenantKeys, append([]byte(a.id), 0), false, func(_, lookup []byte) bool {
+			if k, ok := decodeKey(tx.Get(bucketKeys, lookup)); ok {
+				var stored time.Time
+				if v := tx.Get(bucketLastUsed, []byte(k.ID)); v != nil {
+					stored = time.Unix(0, int64(persistence.ReadU64(v))).UTC()
+				}
+				out = append(out, KeyView{Key: k, LastUsedAt: a.deps.Keyring.LastUsed(k.ID, stored)})
+			}
+			return true
+		})
+		return nil
+	})
+	return out
+}
+
+func (a *Actor) deleteKey(msg *DeleteKey) any {
+	idx := persistence.Key([]byte(a.id), []byte(msg.KeyID))
+	var lookup []byte
+	err := a.deps.Store.Update(func(tx *persistence.Tx) error {
+		lookup = tx.Get(bucketTenantKeys, idx)
+		if lookup == nil {
+			return fault.Missing("api key", msg.KeyID)
+		}
+		if err := tx.Delete(bucketKeys, lookup); err != nil {
+			return err
+		}
+		return tx.Delete(bucketTenantKeys, idx)
+	})
+	if err != nil {
+		return err
+	}
+	a.deps.Keyring.Forget(lookup) // before the reply: the next request is refused
+	return nil
+}
+
+func (a *Actor) get() any {
+	t := a.load()
+	if t == nil {
+		return fault.Missing("tenant", a.id)
+	}
+	v := &View{Tenant: *t}
+	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+		v.PagesThisMonth = int(persistence.ReadU64(tx.Get(BucketUsage, MonthKey(a.id, a.deps.Now()))))
+		return nil
+	})
+	return v
+}
+
+func (a *Actor) load() *Tenant {
+	var t Tenant
+	var ok bool
+	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+		t, ok = decodeTenant(tx.Get(bucketTenants, []byte(a.id)))
+		return nil
+	})
+	if !ok {
+		return nil
+	}
+	return &t
+}
+
+func newKey(tenantID, name string, test bool, now time.Time) (Key, string) {
+	kind := "sk_live_"
+	if test {
+		kind = "sk_test_"
+	}
+	secret := kind + ids.Random(44)
+	return Key{V: schemaV1, ID: ids.New("key"), TenantID: tenantID, Name: name, Prefix: secret[:12],
+		Lookup: string(lookupID(secret)), Hash: HashKey(secret), Test: test, CreatedAt: now}, secret
+}
+
+// putKey files the key under its lookup id and lists it under its tenant.
+func putKey(tx *persistence.Tx, k Key) error {
+	if err := putJSON(tx, bucketKeys, []byte(k.Lookup), k); err != nil {
+		return err
+	}
+	return tx.Put(bucketTenantKeys, persistence.Key([]byte(k.TenantID), []byte(k.ID)), []byte(k.Lookup))
+}
+
+func putJSON(tx *persistence.Tx, bucket string, key []byte, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return tx.Put(bucket, key, b)
+}
+
+// claimPrefix is up to six letters of the agent's name, upper-cased ("AGENT" if none).
+func claimPrefix(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToUpper(name) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+			if b.Len() == 6 {
+				break
+			}
+		}
+	}
+	if b.Len() < 2 {
+		return "AGENT"
+	}
+	return b.String()
+}

@@ -1,0 +1,122 @@
+package tenant
+
+import (
+	"crypto/subtle"
+	"sync"
+	"time"
+
+	"folio/persistence"
+)
+
+// Keyring authenticates API keys. Lookups hit a cache of known keys (by hash); a miss
+// reads bbolt. The TenantActor calls Forget after committing a deletion and before
+// replying, so a deleted key fails on the very next request.
+type Keyring struct {
+	store *persistence.Store
+	now   func() time.Time
+
+	mu    sync.RWMutex
+	known map[string]Key // lookup id -> key
+
+	usedMu sync.Mutex
+	used   map[string]time.Time // keyId -> last use not yet flushed
+	seen   map[string]time.Time // keyId -> last use (flushed or not)
+}
+
+// NewKeyring reads keys lazily from store.
+func NewKeyring(store *persistence.Store, now func() time.Time) *Keyring {
+	return &Keyring{store: store, now: now, known: map[string]Key{}, used: map[string]time.Time{}, seen: map[string]time.Time{}}
+}
+
+// Authenticate resolves a bearer API key to its principal.
+func (r *Keyring) Authenticate(key string) (Principal, bool) {
+	if !IsAPIKey(key) || len(key) > 128 {
+		return Principal{}, false
+	}
+	lookup := lookupID(key)
+	if lookup == nil {
+		return Principal{}, false
+	}
+	r.mu.RLock()
+	k, ok := r.known[string(lookup)]
+	r.mu.RUnlock()
+	if !ok {
+		var stored []byte
+		_ = r.store.View(func(tx *persistence.Tx) error {
+			stored = tx.Get(bucketKeys, lookup)
+			return nil
+		})
+		if k, ok = decodeKey(stored); !ok {
+			return Principal{}, false
+		}
+		r.mu.Lock()
+		r.known[string(lookup)] = k
+		r.mu.Unlock()
+	}
+	// The secret part is only ever compared as a hash, in constant time.
+	if subtle.ConstantTimeCompare(HashKey(key), k.Hash) != 1 {
+		return Principal{}, false
+	}
+	r.touch(k.ID)
+	return Principal{TenantID: k.TenantID, KeyID: k.ID, KeyName: k.Name, Test: k.Test}, true
+}
+
+// Forget drops a key from the cache by its lookup id.
+func (r *Keyring) Forget(lookup []byte) {
+	r.mu.Lock()
+	delete(r.known, string(lookup))
+	r.mu.Unlock()
+}
+
+func (r *Keyring) touch(keyID string) {
+	now := r.now().UTC()
+	r.usedMu.Lock()
+	r.used[keyID] = now
+	r.seen[keyID] = now
+	r.usedMu.Unlock()
+}
+
+// LastUsed is the newest known use of a key (zero when never used).
+func (r *Keyring) LastUsed(keyID string, stored time.Time) time.Time {
+	r.usedMu.Lock()
+	defer r.usedMu.Unlock()
+	if t, ok := r.seen[keyID]; ok && t.After(stored) {
+		return t
+	}
+	return stored
+}
+
+// Flush writes pending last-use times. lastUsedAt is bookkeeping, not an
+// acknowledged write, so it is flushed periodically rather than on every request.
+func (r *Keyring) Flush() error {
+	r.usedMu.Lock()
+	pending := r.used
+	r.used = map[string]time.Time{}
+	r.usedMu.Unlock()
+	if len(pending) == 0 {
+		return nil
+	}
+	return r.store.Update(func(tx *persistence.Tx) error {
+		for id, t := range pending {
+			if err := tx.Put(bucketLastUsed, []byte(id), persistence.U64(uint64(t.UnixNano()))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// RunFlusher flushes every interval until stop is closed, then once more.
+func (r *Keyring) RunFlusher(every time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			_ = r.Flush()
+		case <-stop:
+			_ = r.Flush()
+			return
+		}
+	}
+}

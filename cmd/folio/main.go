@@ -1,0 +1,28 @@
+// Command folio runs the Folio server (`folio` or `folio serve`).
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	args := os.Args[1:]
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "serve":
+		err = serve(args)
+	case "help":
+		fmt.Println("usage: folio [serve] [flags]   (folio serve -h lists the flags)")
+	default:
+		err = fmt.Errorf("unknown command %q (try: folio serve)", cmd)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "folio:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,187 @@
+package persistence
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"time"
+)
+
+// The audit chain. Each chain (one per tenant) is a sequence 1..n of records
+//
+//	hash(n) = "sha256:" + hex(sha256(hash(n-1) || entry(n)))     with hash(0) = ""
+//
+// where entry(n) is the exact byte string the caller handed to AppendAudit. Sequence
+// and previous hash are assigned inside the write transaction (bbolt has one writer),
+// so concurrent appenders form one unbroken chain. The record stores the exact hashed
+// bytes; VerifyAudit recomputes every hash from them.
+const (
+	auditBucket = "audit"      // chain 0x00 seq(8) -> record
+	headBucket  = "audit_head" // chain -> seq(8) hash
+	recordV1    = 1
+)
+
+// AuditRecord is one link of a chain.
+type AuditRecord struct {
+	Seq   uint64
+	Prev  string
+	Hash  string
+	Entry []byte
+}
+
+// ChainHash is the hash of entry following prev.
+func ChainHash(prev string, entry []byte) string {
+	h := sha256.New()
+	h.Write([]byte(prev))
+	h.Write(entry)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+func auditKey(chain string, seq uint64) []byte { return Key([]byte(chain), U64(seq)) }
+
+// AppendAudit links entry to the end of chain and returns its sequence and hash.
+func (t *Tx) AppendAudit(chain string, entry []byte) (uint64, string, error) {
+	seq, prev := t.auditHead(chain)
+	seq++
+	hash := ChainHash(prev, entry)
+	rec := encodeRecord(AuditRecord{Seq: seq, Prev: prev, Hash: hash, Entry: entry})
+	if err := t.Put(auditBucket, auditKey(chain, seq), rec); err != nil {
+		return 0, "", err
+	}
+	head := append(U64(seq), hash...)
+	if err := t.Put(headBucket, []byte(chain), head); err != nil {
+		return 0, "", err
+	}
+	return seq, hash, nil
+}
+
+// AuditRecordAt reads one record of chain.
+func (t *Tx) AuditRecordAt(chain string, seq uint64) (AuditRecord, bool) {
+	v := t.Get(auditBucket, auditKey(chain, seq))
+	if v == nil {
+		return AuditRecord{}, false
+	}
+	r, err := decodeRecord(v)
+	return r, err == nil
+}
+
+func (t *Tx) auditHead(chain string) (uint64, string) {
+	v := t.Get(headBucket, []byte(chain))
+	if len(v) < 8 {
+		return 0, ""
+	}
+	return binary.BigEndian.Uint64(v), string(v[8:])
+}
+
+// Verification is the outcome of VerifyAudit.
+type Verification struct {
+	Valid       bool
+	Length      uint64
+	FirstHash   string
+	LastHash    string
+	FirstBadSeq uint64 // 0 when valid
+	Reason      string
+	VerifiedAt  time.Time
+}
+
+// VerifyAudit walks chain from 1 and recomputes every hash from the stored bytes. An
+// edited, removed, reordered or inserted record, or a head that disagrees with the
+// records, makes it invalid at the first sequence where the chain stops holding.
+func (s *Store) VerifyAudit(chain string) (Verification, error) {
+	var out Verification
+	err := s.View(func(tx *Tx) error {
+		out = tx.verify(chain)
+		return nil
+	})
+	out.VerifiedAt = time.Now().UTC()
+	return out, err
+}
+
+func (t *Tx) verify(chain string) Verification {
+	headSeq, headHash := t.auditHead(chain)
+	v := Verification{Valid: true}
+	fail := func(seq uint64, why string) {
+		if v.Valid {
+			v.Valid, v.FirstBadSeq, v.Reason = false, seq, why
+		}
+	}
+	expect, prev := uint64(1), ""
+	prefix := append([]byte(chain), 0)
+	t.Scan(auditBucket, prefix, false, func(k, val []byte) bool {
+		keySeq := ReadU64(k[len(prefix):])
+		r, err := decodeRecord(val)
+		switch {
+		case len(k) != len(prefix)+8:
+			fail(expect, "malformed key")
+		case keySeq != expect:
+			fail(expect, "missing or inserted record")
+		case err != nil:
+			fail(expect, "unreadable record")
+		case r.Seq != keySeq:
+			fail(expect, "record out of place")
+		case r.Prev != prev:
+			fail(expect, "previous hash does not match")
+		case ChainHash(prev, r.Entry) != r.Hash:
+			fail(expect, "entry does not match its hash")
+		}
+		if !v.Valid {
+			return false
+		}
+		if expect == 1 {
+			v.FirstHash = r.Hash
+		}
+		prev, v.LastHash, v.Length = r.Hash, r.Hash, expect
+		expect++
+		return true
+	})
+	if v.Valid && (v.Length != headSeq || v.LastHash != headHash) {
+		fail(v.Length+1, "chain is shorter or longer than its head")
+	}
+	return v
+}
+
+// record layout: version(1) seq(8) len(prev)(2) prev len(hash)(2) hash entry
+func encodeRecord(r AuditRecord) []byte {
+	b := make([]byte, 0, 1+8+2+len(r.Prev)+2+len(r.Hash)+len(r.Entry))
+	b = append(b, recordV1)
+	b = append(b, U64(r.Seq)...)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(r.Prev)))
+	b = append(b, r.Prev...)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(r.Hash)))
+	b = append(b, r.Hash...)
+	return append(b, r.Entry...)
+}
+
+var errRecord = errors.New("persistence: malformed audit record")
+
+func decodeRecord(b []byte) (AuditRecord, error) {
+	var r AuditRecord
+	if len(b) < 1+8+2 || b[0] != recordV1 {
+		return r, errRecord
+	}
+	r.Seq = binary.BigEndian.Uint64(b[1:9])
+	rest := b[9:]
+	field := func() (string, bool) {
+		if len(rest) < 2 {
+			return "", false
+		}
+		n := int(binary.BigEndian.Uint16(rest))
+		if len(rest) < 2+n {
+			return "", false
+		}
+		s := string(rest[2 : 2+n])
+		rest = rest[2+n:]
+		return s, true
+	}
+	var ok bool
+	if r.Prev, ok = field(); !ok {
+		return r, errRecord
+	}
+	if r.Hash, ok = field(); !ok {
+		return r, errRecord
+	}
+	r.Entry = bytes.Clone(rest)
+	return r, nil
+}

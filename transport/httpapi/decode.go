@@ -1,0 +1,83 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"folio/actors/fault"
+)
+
+// decode reads a JSON body of at most s.maxBody bytes into dst. Unknown fields are
+// ignored (forward compatibility); a known field of the wrong JSON type is a 400 naming
+// the field; an empty body is allowed only when optional.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, dst any, optional bool) error {
+	r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return fault.New(fault.TooLarge, fmt.Sprintf("the body is larger than %d bytes", s.maxBody),
+				map[string]any{"limit": s.maxBody, "constraint": "max_body_bytes"})
+		}
+		return fault.New(fault.Invalid, "the body could not be read", map[string]any{"constraint": "readable"})
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		if optional {
+			return nil
+		}
+		return fault.New(fault.Invalid, "a JSON body is required", map[string]any{"constraint": "required", "field": ""})
+	}
+	return decodeBytes(raw, dst)
+}
+
+func decodeBytes(raw []byte, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return fault.New(fault.Invalid, "the body holds more than one JSON value", map[string]any{"constraint": "json"})
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			field = "(body)"
+		}
+		return fault.Field(field, "type", "%s must be %s, not %s", field, jsonKind(te.Type.String()), te.Value)
+	case errors.As(err, &se):
+		return fault.New(fault.Invalid, fmt.Sprintf("malformed JSON at byte %d: %s", se.Offset, se.Error()),
+			map[string]any{"constraint": "json", "offset": se.Offset})
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fault.New(fault.Invalid, "malformed JSON: unexpected end of body", map[string]any{"constraint": "json"})
+	}
+	return fault.New(fault.Invalid, "malformed JSON: "+err.Error(), map[string]any{"constraint": "json"})
+}
+
+// jsonKind names a Go type the way a JSON author thinks of it.
+func jsonKind(goType string) string {
+	switch {
+	case goType == "string" || strings.HasSuffix(goType, "*string"):
+		return "a string"
+	case strings.HasPrefix(goType, "[]") || strings.HasPrefix(goType, "*[]"):
+		return "an array"
+	case strings.Contains(goType, "int") || strings.Contains(goType, "float"):
+		return "a number"
+	case goType == "bool" || goType == "*bool":
+		return "a boolean"
+	case strings.HasPrefix(goType, "map[") || strings.Contains(goType, "."):
+		return "an object"
+	}
+	return "of type " + goType
+}

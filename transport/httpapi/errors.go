@@ -1,0 +1,70 @@
+// Package httpapi is Folio's REST surface: httprouter routes, authentication, limits
+// and errors. Handlers are thin: parse, authenticate, send one message to one actor,
+// write the reply. Business rules live in the actors.
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"folio/actors/fault"
+	"folio/actors/page"
+	"folio/actors/registry"
+)
+
+// statusOf maps the domain's error codes onto HTTP statuses (specification §7).
+var statusOf = map[string]int{
+	fault.Invalid:      http.StatusBadRequest,
+	fault.Unauthorized: http.StatusUnauthorized,
+	fault.Forbidden:    http.StatusForbidden,
+	fault.NotFound:     http.StatusNotFound,
+	fault.Conflict:     http.StatusConflict,
+	fault.RateLimited:  http.StatusTooManyRequests,
+	fault.TooLarge:     http.StatusRequestEntityTooLarge,
+	fault.Internal:     http.StatusInternalServerError,
+}
+
+type envelope struct {
+	Error body `json:"error"`
+}
+
+type body struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details"`
+}
+
+// writeError writes err in the specification's envelope. Anything that is not a
+// *fault.Error is an internal error: logged in full, reported without internals.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var fe *fault.Error
+	switch {
+	case errors.As(err, &fe):
+	case errors.Is(err, registry.ErrTimeout):
+		fe = fault.New(fault.Internal, "the page did not answer in time", nil)
+	default:
+		if !errors.Is(err, page.ErrInternal) {
+			s.log.Error("request failed", slog.String("path", r.URL.Path), slog.Any("err", err))
+		}
+		fe = fault.New(fault.Internal, "internal error", nil)
+	}
+	status, ok := statusOf[fe.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	details := fe.Details
+	if details == nil {
+		details = map[string]any{}
+	}
+	writeJSON(w, status, envelope{Error: body{Code: fe.Code, Message: fe.Message, Details: details}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,190 @@
+// Package server assembles a whole Folio node: the bbolt store, the actor system and
+// its registries, the background loops (expiry, key-use flush) and the HTTP API.
+// cmd/folio, the tests and the bench harness all start Folio through it.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"folio/actors/page"
+	"folio/actors/registry"
+	"folio/actors/tenant"
+	"folio/persistence"
+	"folio/transport/httpapi"
+	"folio/transport/web"
+)
+
+// Config is the node's configuration (flags and env twins in cmd/folio).
+type Config struct {
+	Addr                  string
+	DataDir               string
+	BaseURL               string
+	PageBaseURL           string
+	ShortURLBase          string
+	AppURL                string
+	DefaultPlan           string
+	DefaultTTL            time.Duration
+	AllowPrivateCallbacks bool
+	MaxBody               int64
+	Limits                page.Limits
+	IdleAfter             time.Duration // actor passivation
+	ExpiryEvery           time.Duration
+	Now                   func() time.Time
+	Log                   *slog.Logger
+}
+
+// Defaults fills zero fields.
+func (c *Config) Defaults() {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:8080"
+	}
+	if c.DataDir == "" {
+		c.DataDir = "./data"
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Addr
+	}
+	if c.PageBaseURL == "" {
+		c.PageBaseURL = c.BaseURL
+	}
+	if c.ShortURLBase == "" {
+		c.ShortURLBase = c.BaseURL
+	}
+	if c.AppURL == "" {
+		c.AppURL = c.BaseURL
+	}
+	if c.DefaultPlan == "" {
+		c.DefaultPlan = "free"
+	}
+	if c.DefaultTTL <= 0 {
+		c.DefaultTTL = 7 * 24 * time.Hour
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = 1 << 20
+	}
+	if c.Limits == (page.Limits{}) {
+		c.Limits = page.DefaultLimits
+	}
+	if c.IdleAfter <= 0 {
+		c.IdleAfter = 2 * time.Minute
+	}
+	if c.ExpiryEvery <= 0 {
+		c.ExpiryEvery = 250 * time.Millisecond
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+}
+
+// Node is a running Folio.
+type Node struct {
+	Config   Config
+	Store    *persistence.Store
+	System   *actor.ActorSystem
+	Pages    *registry.Registry
+	Tenants  *registry.Registry
+	Keys     *tenant.Keyring
+	API      *httpapi.Server
+	Registry *prometheus.Registry
+
+	stop     chan struct{}
+	bg       sync.WaitGroup
+	httpSrv  *http.Server
+	listener net.Listener
+}
+
+// Open builds a node on cfg.DataDir without listening yet.
+func Open(cfg Config) (*Node, error) {
+	cfg.Defaults()
+	if _, ok := tenant.Plans[cfg.DefaultPlan]; !ok {
+		return nil, fmt.Errorf("unknown default plan %q (free, pro, enterprise)", cfg.DefaultPlan)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := newNodeMetrics(reg)
+	store, err := persistence.Open(cfg.DataDir, persistence.Options{Observe: m.observeCommit})
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Log
+	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return log.With(slog.String("component", "protoactor"))
+	}))
+	system.EventStream.Subscribe(func(ev any) {
+		if se, ok := ev.(*actor.SupervisorEvent); ok {
+			m.restarts.Inc()
+			log.Error("actor failed and was restarted", slog.String("actor", se.Child.String()), slog.Any("reason", se.Reason))
+		}
+	})
+	n := &Node{Config: cfg, Store: store, System: system, Registry: reg, stop: make(chan struct{})}
+	n.Keys = tenant.NewKeyring(store, cfg.Now)
+	hooks := registry.Hooks{Spawned: m.spawned.Inc, Passivated: m.passivated.Inc}
+	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, Log: log}
+	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), 10*time.Second, hooks)
+	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), 10*time.Second, hooks)
+	n.API = httpapi.New(httpapi.Config{
+		Store: store, Pages: n.Pages, Tenants: n.Tenants, Keys: n.Keys, Now: cfg.Now,
+		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
+		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
+	})
+	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Now: cfg.Now})
+
+	n.bg.Add(2)
+	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()
+	go func() { defer n.bg.Done(); n.Keys.RunFlusher(10*time.Second, n.stop) }()
+	n.API.SetReady(true)
+	return n, nil
+}
+
+// Handler is the node's HTTP handler.
+func (n *Node) Handler() http.Handler { return n.API.Handler() }
+
+// Listen binds the configured address (":0" picks a free port) and serves in the
+// background. It returns the bound address.
+func (n *Node) Listen() (string, error) {
+	ln, err := net.Listen("tcp", n.Config.Addr)
+	if err != nil {
+		return "", err
+	}
+	n.listener = ln
+	n.httpSrv = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	go func() {
+		if err := n.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.Config.Log.Error("http server stopped", slog.Any("err", err))
+		}
+	}()
+	return ln.Addr().String(), nil
+}
+
+// Close drains in-flight requests (up to the context's deadline), stops the
+// background loops and the actors, and closes the store cleanly.
+func (n *Node) Close(ctx context.Context) error {
+	n.API.SetReady(false)
+	var first error
+	if n.httpSrv != nil {
+		if err := n.httpSrv.Shutdown(ctx); err != nil {
+			first = err
+		}
+	}
+	close(n.stop)
+	n.bg.Wait()
+	n.System.Shutdown()
+	if err := n.Store.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
