@@ -137,7 +137,7 @@ func (t *Tx) verify(chain string) Verification {
 		return true
 	})
 	if v.Valid && (v.Length != headSeq || v.LastHash != headHash) {
-		fail(v.Length+1, "chain is shorter or longer than its head")
+		fail(min(v.Length, headSeq)+1, "chain is shorter or longer than its head")
 	}
 	return v
 }

@@ -101,10 +101,12 @@ type Node struct {
 	API      *httpapi.Server
 	Registry *prometheus.Registry
 
-	stop     chan struct{}
-	bg       sync.WaitGroup
-	httpSrv  *http.Server
-	listener net.Listener
+	stop      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	bg        sync.WaitGroup
+	httpSrv   *http.Server
+	listener  net.Listener
 }
 
 // Open builds a node on cfg.DataDir without listening yet.
@@ -171,8 +173,13 @@ func (n *Node) Listen() (string, error) {
 }
 
 // Close drains in-flight requests (up to the context's deadline), stops the
-// background loops and the actors, and closes the store cleanly.
+// background loops and the actors, and closes the store cleanly. It is idempotent.
 func (n *Node) Close(ctx context.Context) error {
+	n.closeOnce.Do(func() { n.closeErr = n.close(ctx) })
+	return n.closeErr
+}
+
+func (n *Node) close(ctx context.Context) error {
 	n.API.SetReady(false)
 	var first error
 	if n.httpSrv != nil {

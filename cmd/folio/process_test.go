@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run the real folio binary as a separate process.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+func folioBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "folio-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "folio")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	base string
+	log  *bytes.Buffer
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func start(t *testing.T, dataDir, addr string) *proc {
+	t.Helper()
+	cmd := exec.Command(folioBinary(t), "serve", "--addr", addr, "--data", dataDir)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, base: "http://" + addr, log: &log}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get(p.base + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not become healthy: %v\n%s", err, log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (p *proc) call(method, path, key string, body any) (int, map[string]any, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, p.base+path, rd)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer res.Body.Close()
+	var m map[string]any
+	raw, _ := io.ReadAll(res.Body)
+	_ = json.Unmarshal(raw, &m)
+	return res.StatusCode, m, nil
+}
+
+func publishBody(i int) map[string]any {
+	return map[string]any{
+		"title":   fmt.Sprintf("Page %d", i),
+		"blocks":  []any{map[string]any{"type": "text", "data": map[string]any{"content": "first"}}},
+		"actions": []any{map[string]any{"action_id": "approve"}, map[string]any{"action_id": "reject"}},
+	}
+}
+
+// acked records what the server acknowledged before it was killed.
+type acked struct {
+	mu       sync.Mutex
+	pages    map[string]bool // page -> action executed
+	appended map[string]int  // page -> blocks appended
+}
+
+func TestKill9LosesNothingAcknowledged(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	p := start(t, dir, addr)
+	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "crash-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := reg["apiKey"].(string)
+	a := &acked{pages: map[string]bool{}, appended: map[string]int{}}
+
+	// Each client publishes, appends a block, and executes an action on every other
+	// page, over and over; the server is killed while they are mid-flight.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for c := 0; c < 40; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				st, m, err := p.call("POST", "/v1/publish", key, publishBody(c*1000+i))
+				if err != nil || st != 201 {
+					return
+				}
+				id := m["pageId"].(string)
+				a.mu.Lock()
+				a.pages[id] = false
+				a.mu.Unlock()
+				if st, _, err := p.call("PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{map[string]any{"type": "text", "data": map[string]any{"content": "appended"}}}}); err != nil || st != 200 {
+					return
+				}
+				a.mu.Lock()
+				a.appended[id]++
+				a.mu.Unlock()
+				if i%2 == 0 {
+					if st, _, err := p.call("POST", "/v1/pages/"+id+"/actions/approve", key, nil); err != nil || st != 200 {
+						return
+					}
+					a.mu.Lock()
+					a.pages[id] = true
+					a.mu.Unlock()
+				}
+			}
+		}(c)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	close(stop)
+	wg.Wait()
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.pages) < 40 {
+		t.Fatalf("only %d pages acknowledged before the kill; the test needs load", len(a.pages))
+	}
+	p2 := start(t, dir, addr)
+	executed := 0
+	for id, acted := range a.pages {
+		st, m, err := p2.call("GET", "/v1/pages/"+id, key, nil)
+		if err != nil || st != 200 {
+			t.Fatalf("acknowledged page %s lost after kill -9: %d %v", id, st, err)
+		}
+		if n := len(m["blocks"].([]any)); n < 1+a.appended[id] {
+			t.Errorf("page %s has %d blocks, want at least %d", id, n, 1+a.appended[id])
+		}
+		if acted {
+			executed++
+			if m["status"] != "completed" {
+				t.Errorf("page %s: acknowledged action lost (status %v)", id, m["status"])
+			}
+		}
+	}
+	st, v, err := p2.call("GET", "/v1/audit/verify", key, nil)
+	if err != nil || st != 200 || v["status"] != "valid" {
+		t.Fatalf("audit chain after kill -9: %d %v %v", st, v, err)
+	}
+	if min := float64(2*len(a.pages) + executed*2); v["chain_length"].(float64) < min {
+		t.Fatalf("chain has %v entries, want at least %v", v["chain_length"], min)
+	}
+	t.Logf("%d pages, %d actions acknowledged before kill -9; all present after restart; chain of %v verifies",
+		len(a.pages), executed, v["chain_length"])
+}
+
+func TestSIGTERMDrainsAndClosesCleanly(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	p := start(t, dir, addr)
+	_, reg, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "term"})
+	key := reg["apiKey"].(string)
+	_, pub, _ := p.call("POST", "/v1/publish", key, publishBody(1))
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, p.log)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("server did not stop after SIGTERM")
+	}
+	if !strings.Contains(p.log.String(), "stopped cleanly") {
+		t.Fatalf("log lacks the clean stop:\n%s", p.log)
+	}
+	p2 := start(t, dir, addr)
+	if st, _, _ := p2.call("GET", "/v1/pages/"+pub["pageId"].(string), key, nil); st != 200 {
+		t.Fatalf("page after clean restart: %d", st)
+	}
+}

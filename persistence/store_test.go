@@ -1,0 +1,122 @@
+package persistence
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestConcurrentUpdatesAreAllCommitted(t *testing.T) {
+	s := openTemp(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 200; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := s.Update(func(tx *Tx) error {
+				return tx.Put("b", []byte(fmt.Sprintf("k%03d", i)), []byte("v"))
+			}); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	n := 0
+	_ = s.View(func(tx *Tx) error {
+		tx.Scan("b", []byte("k"), false, func(_, _ []byte) bool { n++; return true })
+		return nil
+	})
+	if n != 200 {
+		t.Fatalf("committed %d keys, want 200", n)
+	}
+}
+
+func TestFailingFunctionDoesNotSinkItsBatch(t *testing.T) {
+	s := openTemp(t)
+	boom := errors.New("boom")
+	var wg sync.WaitGroup
+	errs := make([]error, 50)
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = s.Update(func(tx *Tx) error {
+				if err := tx.Put("b", []byte(fmt.Sprintf("k%02d", i)), []byte("v")); err != nil {
+					return err
+				}
+				if i%10 == 0 {
+					return boom // its own write must be rolled back
+				}
+				if i%10 == 5 {
+					panic("bad function")
+				}
+				return nil
+			})
+		}(i)
+	}
+	wg.Wait()
+	_ = s.View(func(tx *Tx) error {
+		for i := 0; i < 50; i++ {
+			got := tx.Get("b", []byte(fmt.Sprintf("k%02d", i)))
+			switch i % 10 {
+			case 0:
+				if !errors.Is(errs[i], boom) || got != nil {
+					t.Errorf("k%02d: err=%v stored=%v; want boom and nothing stored", i, errs[i], got != nil)
+				}
+			case 5:
+				if errs[i] == nil || got != nil {
+					t.Errorf("k%02d: a panicking function must fail alone and store nothing", i)
+				}
+			default:
+				if errs[i] != nil || got == nil {
+					t.Errorf("k%02d: err=%v stored=%v; want committed", i, errs[i], got != nil)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func TestUpdateAfterCloseFails(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(func(*Tx) error { return nil }); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Update after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestReverseScanOrder(t *testing.T) {
+	s := openTemp(t)
+	_ = s.Update(func(tx *Tx) error {
+		for i := 1; i <= 5; i++ {
+			_ = tx.Put("b", Key([]byte("t1"), U64(uint64(i))), nil)
+		}
+		_ = tx.Put("b", Key([]byte("t2"), U64(1)), nil)
+		return nil
+	})
+	var got []uint64
+	_ = s.View(func(tx *Tx) error {
+		p := append([]byte("t1"), 0)
+		tx.Scan("b", p, true, func(k, _ []byte) bool { got = append(got, ReadU64(k[len(p):])); return true })
+		return nil
+	})
+	if fmt.Sprint(got) != "[5 4 3 2 1]" {
+		t.Fatalf("reverse scan = %v", got)
+	}
+}
