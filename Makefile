@@ -1,0 +1,26 @@
+# Folio — the two commands that matter: `make run` and `make test`.
+GO      ?= go
+DATA    ?= ./data
+ADDR    ?= 127.0.0.1:8080
+
+.PHONY: run test build vet fmt bench-go
+
+## run: start the server with embedded bbolt under ./data (nothing else to set up)
+run:
+	$(GO) run ./cmd/folio serve --addr $(ADDR) --data $(DATA)
+
+## test: go vet, then every test with the race detector
+test: vet
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+vet:
+	@test -z "$$(gofmt -l cmd actors transport persistence bench 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l cmd actors transport persistence bench; exit 1; }
+	$(GO) vet ./...
+
+## build: the folio binary in ./folio
+build:
+	$(GO) build -o folio ./cmd/folio
+
+## bench-go: the Go benchmarks of the durable HTTP paths and raw bbolt commits
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchtime 3s -count 3 ./persistence/ ./transport/server/
