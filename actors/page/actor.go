@@ -23,8 +23,8 @@ type Deps struct {
 	Limits     Limits
 	DefaultTTL time.Duration
 	Idle       time.Duration
-	// Publish receives the events of each committed change, in commit order per page.
-	Publish func([]Event)
+	// Outlets consume the events of every committed change (see Outlet).
+	Outlets []Outlet
 	Log     *slog.Logger
 }
 
@@ -111,83 +111,78 @@ func (a *Actor) handle(msg any) any {
 			return fault.Missing("page", a.id)
 		}
 		return &Result{Page: a.page}
-	}
-	caller, ok := callerOf(msg)
-	if !ok {
-		return nil
-	}
-	if a.page == nil || a.page.TenantID != caller.TenantID {
-		return fault.Missing("page", a.id)
-	}
-	switch m := msg.(type) {
-	case *Get:
-		return &Result{Page: a.page}
-	case *Update:
-		return a.update(m)
-	case *PublishDraft:
-		return a.publishDraft(m)
-	case *Revoke:
-		return a.revoke(m)
-	case *Renew:
-		return a.renew(m)
-	case *AppendBlocks:
-		return a.appendBlocks(m)
-	case *FixBlock:
-		return a.fixBlock(m)
-	case *Reorder:
-		return a.reorder(m)
-	case *Insert:
-		return a.insert(m)
-	case *Execute:
-		return a.execute(m)
+	case publicCommand:
+		if a.page == nil {
+			return fault.Missing("page", a.id)
+		}
+		return m.run(a)
+	case command:
+		if a.page == nil || a.page.TenantID != m.caller().TenantID {
+			return fault.Missing("page", a.id)
+		}
+		return m.run(a)
 	}
 	return nil
 }
 
-func callerOf(msg any) (Caller, bool) {
-	switch m := msg.(type) {
-	case *Get:
-		return m.Caller, true
-	case *Update:
-		return m.Caller, true
-	case *PublishDraft:
-		return m.Caller, true
-	case *Revoke:
-		return m.Caller, true
-	case *Renew:
-		return m.Caller, true
-	case *AppendBlocks:
-		return m.Caller, true
-	case *FixBlock:
-		return m.Caller, true
-	case *Reorder:
-		return m.Caller, true
-	case *Insert:
-		return m.Caller, true
-	case *Execute:
-		return m.Caller, true
-	}
-	return Caller{}, false
+// command is a message of the page's owner (an API key of the page's tenant). Each
+// command type implements run in the file of the behaviour it belongs to; the actor
+// has already loaded the page, expired it if due, and checked the tenant.
+type command interface {
+	caller() Caller
+	run(a *Actor) any
 }
 
-// apply commits next with its audit entries and events, then makes it the state.
+// publicCommand is a message anyone holding the page link may send (viewers,
+// commenters on public pages); run applies the page's access rules itself.
+type publicCommand interface {
+	public()
+	run(a *Actor) any
+}
+
+func (c Caller) caller() Caller { return c }
+
+func (m *Get) run(a *Actor) any          { return &Result{Page: a.page} }
+func (m *Update) run(a *Actor) any       { return a.update(m) }
+func (m *PublishDraft) run(a *Actor) any { return a.publishDraft(m) }
+func (m *Revoke) run(a *Actor) any       { return a.revoke(m) }
+func (m *Renew) run(a *Actor) any        { return a.renew(m) }
+func (m *AppendBlocks) run(a *Actor) any { return a.appendBlocks(m) }
+func (m *FixBlock) run(a *Actor) any     { return a.fixBlock(m) }
+func (m *Reorder) run(a *Actor) any      { return a.reorder(m) }
+func (m *Insert) run(a *Actor) any       { return a.insert(m) }
+func (m *Execute) run(a *Actor) any      { return a.execute(m) }
+
+// apply commits next with its audit entries and events (and every outlet's rows for
+// those events), then makes it the state and hands the events on.
 func (a *Actor) apply(next *Page, entries []audit.Entry, events []Event) error {
-	if err := commit(a.deps.Store, a.page, next, entries, false); err != nil {
+	return a.applyWith(next, entries, events, nil)
+}
+
+// applyWith is apply with extra writes of the caller's in the same transaction.
+func (a *Actor) applyWith(next *Page, entries []audit.Entry, events []Event, extra func(*persistence.Tx) error) error {
+	if err := commit(a.deps, a.page, next, entries, events, false, extra); err != nil {
 		return err
 	}
 	a.page = next
-	a.publish(events)
+	a.publish(next, events)
 	return nil
 }
 
-func (a *Actor) publish(events []Event) {
-	if a.deps.Publish != nil && len(events) > 0 {
-		a.deps.Publish(events)
+// publish runs after a successful commit: the outlets learn of the events (in
+// commit order for this page), then live subscribers get them.
+func (a *Actor) publish(p *Page, events []Event) {
+	if len(events) == 0 {
+		return
 	}
+	for _, o := range a.deps.Outlets {
+		o.Committed(p, events)
+	}
+	a.fanout(events)
 }
 
 func (a *Actor) event(typ string, at time.Time, data map[string]any) Event {
-	return Event{Type: typ, PageID: a.id, TenantID: a.page.TenantID, At: at, Data: data}
+	return Event{ID: ids.New("evt"), Type: typ, PageID: a.id, TenantID: a.page.TenantID, At: at, Data: data}
 }
 
 func (a *Actor) create(m *Create) any {
@@ -203,6 +198,7 @@ func (a *Actor) create(m *Create) any {
 		return err
 	}
 	entries := []audit.Entry{audit.New("page.created", m.Agent, a.id, now, map[string]any{"title": p.Title, "status": Draft})}
+	events := []Event{{ID: ids.New("evt"), Type: "page.created", PageID: a.id, TenantID: p.TenantID, At: now, Data: map[string]any{"status": Draft}}}
 	if m.Publish {
 		p.Status, p.PublishedAt = Active, &now
 		if p.ExpiresAt == nil {
@@ -210,13 +206,12 @@ func (a *Actor) create(m *Create) any {
 			p.ExpiresAt = &exp
 		}
 		entries = append(entries, audit.New("page.published", m.Agent, a.id, now, map[string]any{"expires_at": p.ExpiresAt}))
+		events = append(events, Event{ID: ids.New("evt"), Type: "page.published", PageID: a.id, TenantID: p.TenantID, At: now, Data: map[string]any{"status": Active}})
 	}
-	if err := commit(a.deps.Store, nil, p, entries, !m.Test); err != nil {
+	if err := commit(a.deps, nil, p, entries, events, !m.Test, nil); err != nil {
 		return err
 	}
 	a.page = p
-	if m.Publish {
-		a.publish([]Event{a.event("page.published", now, map[string]any{"status": Active})})
-	}
+	a.publish(p, events)
 	return &Result{Page: p, Warnings: warnings}
 }

@@ -99,11 +99,17 @@ type Result struct {
 	Previous  string // status before the command
 }
 
-// Event is what a committed change tells subscribers, the agent and the audit log.
+// Event is what a committed change tells its outlets (agent mailbox, callback
+// outbox, inbox, workflows) and the page's live subscribers. ID is unique and stable
+// (assigned before the commit); Seq is set by the agent mailbox outlet inside the
+// commit transaction (the tenant's event sequence number).
 type Event struct {
+	ID       string
+	Seq      uint64
 	Type     string
 	PageID   string
 	TenantID string
 	At       time.Time
 	Data     map[string]any
+	Actor    map[string]any // {identity, auth_method} where a person acted
 }

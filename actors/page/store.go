@@ -31,14 +31,15 @@ func load(store *persistence.Store, id string) (*Page, error) {
 	return p, err
 }
 
-// commit writes next (replacing prev, nil on creation), its audit entries and every
-// index that depends on it, in one transaction.
-func commit(store *persistence.Store, prev, next *Page, entries []audit.Entry, countUsage bool) error {
+// commit writes next (replacing prev, nil on creation), its audit entries, every
+// index that depends on it, the outlets' rows for its events and extra, in one
+// transaction: the change and everything it causes are durable together or not at all.
+func commit(d *Deps, prev, next *Page, entries []audit.Entry, events []Event, countUsage bool, extra func(*persistence.Tx) error) error {
 	body, err := json.Marshal(next)
 	if err != nil {
 		return err
 	}
-	return store.Update(func(tx *persistence.Tx) error {
+	return d.Store.Update(func(tx *persistence.Tx) error {
 		if err := tx.Put(bucketPages, []byte(next.ID), body); err != nil {
 			return err
 		}
@@ -73,6 +74,16 @@ func commit(store *persistence.Store, prev, next *Page, entries []audit.Entry, c
 			if err := audit.Append(tx, next.TenantID, e); err != nil {
 				return err
 			}
+		}
+		if len(events) > 0 {
+			for _, o := range d.Outlets {
+				if err := o.Stage(tx, next, events); err != nil {
+					return err
+				}
+			}
+		}
+		if extra != nil {
+			return extra(tx)
 		}
 		return nil
 	})

@@ -101,6 +101,7 @@ type Node struct {
 	API      *httpapi.Server
 	Registry *prometheus.Registry
 
+	areas     []area
 	stop      chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -138,16 +139,34 @@ func Open(cfg Config) (*Node, error) {
 	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, Log: log}
 	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), 10*time.Second, hooks)
 	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), 10*time.Second, hooks)
+	// Areas add their outlets before any page actor runs (actors spawn on the first
+	// message, which cannot arrive before the API exists).
+	n.areas = []area{n.realtimeArea(pageDeps), n.deliveryArea(pageDeps), n.contentArea(pageDeps), n.tenancyArea(pageDeps)}
+	for _, a := range n.areas {
+		pageDeps.Outlets = append(pageDeps.Outlets, a.outlets...)
+	}
 	n.API = httpapi.New(httpapi.Config{
 		Store: store, Pages: n.Pages, Tenants: n.Tenants, Keys: n.Keys, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
 	})
 	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Now: cfg.Now})
+	for _, a := range n.areas {
+		if a.mount != nil {
+			a.mount(n.API)
+		}
+	}
 
 	n.bg.Add(2)
 	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()
 	go func() { defer n.bg.Done(); n.Keys.RunFlusher(10*time.Second, n.stop) }()
+	for _, a := range n.areas {
+		if a.run != nil {
+			run := a.run
+			n.bg.Add(1)
+			go func() { defer n.bg.Done(); run(n.stop) }()
+		}
+	}
 	n.API.SetReady(true)
 	return n, nil
 }
@@ -189,6 +208,11 @@ func (n *Node) close(ctx context.Context) error {
 	}
 	close(n.stop)
 	n.bg.Wait()
+	for _, a := range n.areas {
+		if a.close != nil {
+			a.close()
+		}
+	}
 	n.System.Shutdown()
 	if err := n.Store.Close(); err != nil && first == nil {
 		first = err
