@@ -1,14 +1,16 @@
-package server
+package server_test
 
 import (
 	"sync"
 	"testing"
+
+	"folio/transport/server/servertest"
 )
 
 func TestExactlyOneOf64ParallelExecutionsWins(t *testing.T) {
-	e := newEnv(t)
-	key, _ := e.register("racer")
-	id := e.publish(key, nil)
+	e := servertest.New(t)
+	key, _ := e.Register("racer")
+	id := e.Publish(key, nil)
 	const n = 64
 	statuses := make([]int, n)
 	codes := make([]string, n)
@@ -20,10 +22,10 @@ func TestExactlyOneOf64ParallelExecutionsWins(t *testing.T) {
 			defer wg.Done()
 			<-start
 			action := []string{"approve", "reject"}[i%2]
-			r := e.do("POST", "/v1/pages/"+id+"/actions/"+action, key, map[string]any{"actor": map[string]any{"identity": "p@example.com"}})
+			r := e.Do("POST", "/v1/pages/"+id+"/actions/"+action, key, map[string]any{"actor": map[string]any{"identity": "p@example.com"}})
 			statuses[i] = r.Status
 			if r.Status != 200 {
-				codes[i] = r.errCode(t)
+				codes[i] = r.ErrCode(t)
 			}
 		}(i)
 	}
@@ -43,11 +45,11 @@ func TestExactlyOneOf64ParallelExecutionsWins(t *testing.T) {
 	if wins != 1 || conflicts != n-1 {
 		t.Fatalf("%d winners and %d conflicts, want 1 and %d", wins, conflicts, n-1)
 	}
-	p := e.must(200, "GET", "/v1/pages/"+id, key, nil)
+	p := e.Must(200, "GET", "/v1/pages/"+id, key, nil)
 	if p["status"] != "completed" || p["stats"].(map[string]any)["action_count"].(float64) != 1 {
 		t.Fatalf("page after the race: status %v stats %v", p["status"], p["stats"])
 	}
-	items := e.must(200, "GET", "/v1/pages/"+id+"/audit", key, nil)["items"].([]any)
+	items := e.Must(200, "GET", "/v1/pages/"+id+"/audit", key, nil)["items"].([]any)
 	executed := 0
 	for _, it := range items {
 		if it.(map[string]any)["event_type"] == "action.executed" {
@@ -60,27 +62,27 @@ func TestExactlyOneOf64ParallelExecutionsWins(t *testing.T) {
 }
 
 func TestExecuteActionResponseAndErrors(t *testing.T) {
-	e := newEnv(t)
-	key, _ := e.register("actor")
-	id := e.publish(key, nil)
-	if r := e.do("POST", "/v1/pages/"+id+"/actions/launch", key, nil); r.Status != 404 || r.errCode(t) != "NOT_FOUND" {
+	e := servertest.New(t)
+	key, _ := e.Register("actor")
+	id := e.Publish(key, nil)
+	if r := e.Do("POST", "/v1/pages/"+id+"/actions/launch", key, nil); r.Status != 404 || r.ErrCode(t) != "NOT_FOUND" {
 		t.Fatalf("unknown action: %d %s", r.Status, r.Body)
 	}
-	if r := e.do("POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"form_data": "yes"}); r.Status != 400 || r.errDetails(t)["field"] != "form_data" {
+	if r := e.Do("POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"form_data": "yes"}); r.Status != 400 || r.ErrDetails(t)["field"] != "form_data" {
 		t.Fatalf("form_data as a string: %d %s", r.Status, r.Body)
 	}
-	m := e.must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{
+	m := e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{
 		"actor": map[string]any{"identity": "alice@example.com"}, "comment": "LGTM", "form_data": nil,
 	})
 	ps := m["page_state"].(map[string]any)
 	if m["action_id"] != "approve" || ps["previous"] != "active" || ps["current"] != "completed" || m["executedAt"] == nil {
 		t.Fatalf("execute response: %v", m)
 	}
-	r := e.do("POST", "/v1/pages/"+id+"/actions/approve", key, nil)
-	if r.Status != 409 || r.errDetails(t)["status"] != "completed" {
+	r := e.Do("POST", "/v1/pages/"+id+"/actions/approve", key, nil)
+	if r.Status != 409 || r.ErrDetails(t)["status"] != "completed" {
 		t.Fatalf("second execution: %d %s", r.Status, r.Body)
 	}
-	items := e.must(200, "GET", "/v1/pages/"+id+"/audit", key, nil)["items"].([]any)
+	items := e.Must(200, "GET", "/v1/pages/"+id+"/audit", key, nil)["items"].([]any)
 	var exec map[string]any
 	for _, it := range items {
 		if it.(map[string]any)["event_type"] == "action.executed" {

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"encoding/binary"
@@ -6,17 +6,19 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"folio/transport/server/servertest"
 )
 
 func TestAuditListingAndVerify(t *testing.T) {
-	e := newEnv(t)
-	key, _ := e.register("auditor")
-	id := e.publish(key, nil)
+	e := servertest.New(t)
+	key, _ := e.Register("auditor")
+	id := e.Publish(key, nil)
 	for i := 0; i < 3; i++ {
-		e.must(200, "PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{text("more")}})
+		e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{text("more")}})
 	}
-	e.must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, nil)
-	all := e.must(200, "GET", "/v1/pages/"+id+"/audit", key, nil)
+	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, nil)
+	all := e.Must(200, "GET", "/v1/pages/"+id+"/audit", key, nil)
 	if all["total"].(float64) != 7 || all["page"].(float64) != 1 || all["per_page"].(float64) != 50 {
 		t.Fatalf("audit listing: total %v page %v per_page %v", all["total"], all["page"], all["per_page"])
 	}
@@ -30,24 +32,24 @@ func TestAuditListingAndVerify(t *testing.T) {
 			t.Fatalf("chain_hash %q", h)
 		}
 	}
-	p2 := e.must(200, "GET", "/v1/pages/"+id+"/audit?page=2&per_page=3", key, nil)["items"].([]any)
+	p2 := e.Must(200, "GET", "/v1/pages/"+id+"/audit?page=2&per_page=3", key, nil)["items"].([]any)
 	if len(p2) != 3 || p2[0].(map[string]any)["event_type"] != "blocks.appended" || p2[2].(map[string]any)["event_type"] != "action.executed" {
 		t.Fatalf("page 2 of 3: %v", p2)
 	}
-	v := e.must(200, "GET", "/v1/audit/verify", key, nil)
+	v := e.Must(200, "GET", "/v1/audit/verify", key, nil)
 	if v["status"] != "valid" || v["chain_length"].(float64) != 7 || v["first_hash"] != all["items"].([]any)[0].(map[string]any)["chain_hash"] || v["verified_at"] == nil {
 		t.Fatalf("verify: %v", v)
 	}
 }
 
 func TestVerifyReportsAnEditedEntry(t *testing.T) {
-	e := newEnv(t)
-	key, tenant := e.register("victim")
-	id := e.publish(key, nil)
-	e.must(200, "POST", "/v1/pages/"+id+"/actions/reject", key, nil)
-	e.close()
+	e := servertest.New(t)
+	key, tenant := e.Register("victim")
+	id := e.Publish(key, nil)
+	e.Must(200, "POST", "/v1/pages/"+id+"/actions/reject", key, nil)
+	e.Close()
 	// Edit the stored bytes of entry 3 (action.executed: reject -> approve) in the file.
-	db, err := bolt.Open(filepath.Join(e.dir, "folio.db"), 0o600, nil)
+	db, err := bolt.Open(filepath.Join(e.Dir, "folio.db"), 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +69,8 @@ func TestVerifyReportsAnEditedEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e = openEnv(t, e.dir, nil)
-	v := e.must(200, "GET", "/v1/audit/verify", key, nil)
+	e = servertest.Open(t, e.Dir, nil)
+	v := e.Must(200, "GET", "/v1/audit/verify", key, nil)
 	if v["status"] != "invalid" || v["first_invalid_sequence"].(float64) != 3 {
 		t.Fatalf("verify after tampering: %v", v)
 	}

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"folio/transport/server"
 )
 
 // Benchmarks of the durable write paths through the real HTTP stack (loopback TCP,
@@ -24,7 +26,7 @@ import (
 // bbolt on the same disk, for comparison within the same run.
 
 type benchEnv struct {
-	node *Node
+	node *server.Node
 	srv  *httptest.Server
 	cli  *http.Client
 	key  string
@@ -32,7 +34,7 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B, clients int) *benchEnv {
 	b.Helper()
-	n, err := Open(Config{DataDir: b.TempDir(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	n, err := server.Open(server.Config{DataDir: b.TempDir(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
 	}

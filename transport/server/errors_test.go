@@ -1,14 +1,16 @@
-package server
+package server_test
 
 import (
 	"strings"
 	"testing"
+
+	"folio/transport/server/servertest"
 )
 
 func TestEveryErrorUsesTheEnvelope(t *testing.T) {
-	e := newEnv(t)
-	key, _ := e.register("errs")
-	id := e.publish(key, nil)
+	e := servertest.New(t)
+	key, _ := e.Register("errs")
+	id := e.Publish(key, nil)
 	nested := func(depth int) map[string]any {
 		b := map[string]any{"type": "text", "data": map[string]any{"content": "leaf"}}
 		for i := 1; i < depth; i++ {
@@ -61,7 +63,7 @@ func TestEveryErrorUsesTheEnvelope(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := e.do(c.method, c.path, key, c.body)
+			r := e.Do(c.method, c.path, key, c.body)
 			if r.Status != c.status {
 				t.Fatalf("status %d, want %d: %s", r.Status, c.status, r.Body)
 			}
@@ -83,10 +85,10 @@ func TestEveryErrorUsesTheEnvelope(t *testing.T) {
 		})
 	}
 	// None of the refused requests left anything behind.
-	if n := e.must(200, "GET", "/v1/pages", key, nil)["total"].(float64); n != 1 {
+	if n := e.Must(200, "GET", "/v1/pages", key, nil)["total"].(float64); n != 1 {
 		t.Fatalf("%v pages after refused publishes, want 1", n)
 	}
-	if v := e.must(200, "GET", "/v1/audit/verify", key, nil); v["status"] != "valid" || v["chain_length"].(float64) != 2 {
+	if v := e.Must(200, "GET", "/v1/audit/verify", key, nil); v["status"] != "valid" || v["chain_length"].(float64) != 2 {
 		t.Fatalf("audit after refused requests: %v", v)
 	}
 }
