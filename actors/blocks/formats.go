@@ -1,0 +1,77 @@
+package blocks
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The string formats below are regular expressions shared by the Go checks and
+// the JSON Schema "pattern" keywords. They use only syntax that RE2 (Go) and
+// ECMA-262 (JSON Schema) read the same way.
+const (
+	// timePattern accepts ISO 8601 dates and date-times in the extended format:
+	// 2024-05-01, 2024-05-01T14:30, 2024-05-01T14:30:00, with optional
+	// fractional seconds and an optional Z or ±hh:mm offset.
+	timePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-5][0-9](:([0-5][0-9]|60)(\.[0-9]+)?)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$`
+
+	// urlPattern accepts http(s) URLs and relative references: anything that
+	// does not start with a scheme ("name:") other than http or https.
+	urlPattern = `^([hH][tT][tT][pP][sS]?:|[^a-zA-Z]|[a-zA-Z][a-zA-Z0-9+.-]*([^a-zA-Z0-9+.:-]|$))`
+
+	// imageURLPattern is urlPattern plus inline data:image/ URLs.
+	imageURLPattern = `^([dD][aA][tT][aA]:image/|[hH][tT][tT][pP][sS]?:|[^a-zA-Z]|[a-zA-Z][a-zA-Z0-9+.-]*([^a-zA-Z0-9+.:-]|$))`
+
+	timeExample = `"2024-05-01T14:30:00Z"`
+)
+
+var (
+	timeRE     = regexp.MustCompile(timePattern)
+	urlRE      = regexp.MustCompile(urlPattern)
+	imageURLRE = regexp.MustCompile(imageURLPattern)
+)
+
+// timeProblem returns why s is not an accepted ISO 8601 timestamp, or "".
+func timeProblem(s string) string {
+	if !timeRE.MatchString(s) {
+		if len(s) > 10 && s[10] == ' ' && timeRE.MatchString(s[:10]+"T"+s[11:]) {
+			return fmt.Sprintf("%s is not an ISO 8601 timestamp (put T between date and time); send a timestamp such as %s", quote(s), timeExample)
+		}
+		return fmt.Sprintf("%s is not an ISO 8601 timestamp; send a timestamp such as %s", quote(s), timeExample)
+	}
+	if _, err := time.Parse("2006-01-02", s[:10]); err != nil {
+		return fmt.Sprintf("%s is not a calendar date; send a timestamp such as %s", quote(s), timeExample)
+	}
+	return ""
+}
+
+// urlProblem returns why s is not an acceptable link target, or "". Browsers
+// drop tabs and newlines anywhere and spaces or control characters at the ends
+// of a URL before reading its scheme, so the check does the same:
+// "java\tscript:" is caught.
+func urlProblem(s string, image bool) string {
+	t := strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	t = strings.TrimFunc(t, func(r rune) bool { return r <= ' ' })
+	want := "an http(s) or relative URL"
+	re := urlRE
+	if image {
+		want, re = "an http(s), relative or data:image/ URL", imageURLRE
+	}
+	if t == "" {
+		return "is empty; send " + want
+	}
+	if re.MatchString(t) {
+		return ""
+	}
+	scheme := t
+	if i := strings.IndexByte(t, ':'); i >= 0 {
+		scheme = t[:i+1]
+	}
+	return fmt.Sprintf("scheme %s is not allowed; send %s", quote(strings.ToLower(scheme)), want)
+}
