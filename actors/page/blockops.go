@@ -87,9 +87,7 @@ func (a *Actor) fixBlock(m *FixBlock) any {
 	if blocks.Count(others)+blocks.Count([]blocks.Block{b}) > a.deps.Limits.Blocks {
 		return limitErr("data", "max_blocks", a.deps.Limits.Blocks, "the page would have more than %d blocks", a.deps.Limits.Blocks)
 	}
-	prepared, warnings := blocks.Prepare("blocks", []blocks.Block{b})
-	b = prepared[0]
-	warnings = rebase(warnings, "blocks[0]", fmt.Sprintf("blocks[%d]", idx))
+	b, warnings := blocks.PrepareBlock(fmt.Sprintf("blocks[%d]", idx), b)
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks[idx] = b
@@ -159,7 +157,7 @@ func (a *Actor) insert(m *Insert) any {
 	if err != nil {
 		return err
 	}
-	warnings = rebase(warnings, "block[0]", "block")
+	warnings = rebase(warnings, "block[0]", "block") // the request names it "block"
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks = append(next.Blocks[:pos], append([]blocks.Block{added[0]}, a.page.Blocks[pos:]...)...)
