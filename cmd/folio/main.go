@@ -16,8 +16,10 @@ func main() {
 	switch cmd {
 	case "serve":
 		err = serve(args)
+	case "bench":
+		err = runBench(args)
 	case "help":
-		fmt.Println("usage: folio [serve] [flags]   (folio serve -h lists the flags)")
+		fmt.Println("usage: folio [serve|bench] [flags]   (folio serve -h, folio bench -h list the flags)")
 	default:
 		err = fmt.Errorf("unknown command %q (try: folio serve)", cmd)
 	}

@@ -1,0 +1,37 @@
+package bench
+
+import "time"
+
+// Options parameterise a run; every scenario reads the fields it needs.
+type Options struct {
+	Concurrency  int           // parallel clients
+	Duration     time.Duration // how long a timed scenario runs
+	Count        int           // operations, pages or events (0: use Duration)
+	Rate         float64       // events per second (fanout, agent-stream)
+	Subscribers  int           // fanout viewers
+	PayloadBytes int           // extra text per published page
+	Transport    string        // "sse" or "ws"
+	Racers       int           // parallel executions per page (act)
+	Progress     func(line string)
+}
+
+func (o *Options) defaults() {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 64
+	}
+	if o.Duration <= 0 && o.Count <= 0 {
+		o.Duration = 10 * time.Second
+	}
+	if o.Rate <= 0 {
+		o.Rate = 5
+	}
+	if o.Subscribers <= 0 {
+		o.Subscribers = 1000
+	}
+	if o.Transport == "" {
+		o.Transport = "sse"
+	}
+	if o.Racers <= 0 {
+		o.Racers = 8
+	}
+}

@@ -1,0 +1,81 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// actScenario: many parallel executions of the actions of each page (o.Racers per
+// page, on distinct pages spread over the workers). Check: exactly one 200 per page,
+// every other execution 409.
+func actScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
+	key, err := t.Register(ctx, "bench-actor")
+	if err != nil {
+		return nil, err
+	}
+	pages := o.Count
+	if pages <= 0 {
+		pages = 2000
+	}
+	ids := make([]string, pages)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var setupErr atomic.Value
+	for w := 0; w < 32; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < pages; i = int(next.Add(1)) - 1 {
+				var out struct {
+					PageID string `json:"pageId"`
+				}
+				if st, err := t.Call(ctx, "POST", "/v1/publish", key, pageBody(i, 0), &out); err != nil || st != 201 {
+					setupErr.Store(statusCode(st, err))
+					return
+				}
+				ids[i] = out.PageID
+			}
+		}()
+	}
+	wg.Wait()
+	if e := setupErr.Load(); e != nil {
+		return nil, fmt.Errorf("publishing the pages to act on: %v", e)
+	}
+	rec := NewRecorder()
+	wins := make([]atomic.Int32, pages)
+	var conflicts atomic.Int64
+	body := []byte(`{"actor":{"identity":"reviewer@example.com"},"comment":"looks good"}`)
+	o.Count = pages * o.Racers
+	var elapsed time.Duration
+	elapsed = drive(ctx, "act", o, rec, func(ctx context.Context, i int) string {
+		p := i / o.Racers
+		action := "approve"
+		if i%2 == 1 {
+			action = "reject"
+		}
+		st, err := t.Call(ctx, "POST", "/v1/pages/"+ids[p]+"/actions/"+action, key, body, nil)
+		switch {
+		case err == nil && st == 200:
+			wins[p].Add(1)
+			return ""
+		case err == nil && st == 409:
+			conflicts.Add(1)
+			return "" // the expected answer for every loser
+		}
+		return statusCode(st, err)
+	})
+	n, lat, errs := rec.Summary()
+	res := &Result{Scenario: "act", Operations: n, Seconds: elapsed.Seconds(), Unit: "executions/s", Latency: lat, Errors: errs,
+		Params: map[string]any{"concurrency": o.Concurrency, "pages": pages, "racers_per_page": o.Racers}}
+	bad := 0
+	for i := range wins {
+		if wins[i].Load() != 1 {
+			bad++
+		}
+	}
+	res.check("exactly one winner per page", bad == 0, "%d pages, %d without exactly one winner, %d conflicts (409)", pages, bad, conflicts.Load())
+	return res, nil
+}

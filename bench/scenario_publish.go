@@ -1,0 +1,61 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// pageBody is a realistic approval page, padded with PayloadBytes of text.
+func pageBody(i, payload int) []byte {
+	body := map[string]any{
+		"title": fmt.Sprintf("Deploy build %d to production?", i), "page_type": "approval", "priority": "high",
+		"blocks": []any{
+			map[string]any{"type": "text", "data": map[string]any{"content": "Release notes. " + strings.Repeat("x", payload)}},
+			map[string]any{"type": "key_value", "data": map[string]any{"pairs": []any{map[string]any{"key": "Service", "value": "api"}, map[string]any{"key": "Build", "value": fmt.Sprint(i)}}}},
+		},
+		"actions": []any{
+			map[string]any{"action_id": "approve", "label": "Approve", "style": "primary"},
+			map[string]any{"action_id": "reject", "label": "Reject", "style": "danger"},
+		},
+	}
+	b, _ := json.Marshal(body)
+	return b
+}
+
+// publishScenario: agents publish pages at a concurrency. Check: every acknowledged
+// page is listed afterwards (nothing acknowledged is missing).
+func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
+	key, err := t.Register(ctx, "bench-publisher")
+	if err != nil {
+		return nil, err
+	}
+	rec := NewRecorder()
+	var mu sync.Mutex
+	acked := 0
+	elapsed := drive(ctx, "publish", o, rec, func(ctx context.Context, i int) string {
+		var out struct {
+			PageID string `json:"pageId"`
+		}
+		st, err := t.Call(ctx, "POST", "/v1/publish", key, pageBody(i, o.PayloadBytes), &out)
+		if err != nil || st != 201 {
+			return statusCode(st, err)
+		}
+		mu.Lock()
+		acked++
+		mu.Unlock()
+		return ""
+	})
+	n, lat, errs := rec.Summary()
+	res := &Result{Scenario: "publish", Operations: n, Seconds: elapsed.Seconds(), Unit: "pages/s", Latency: lat, Errors: errs,
+		Params: map[string]any{"concurrency": o.Concurrency, "payload_bytes": o.PayloadBytes}}
+	var list struct {
+		Total int `json:"total"`
+	}
+	st, err := t.Call(context.Background(), "GET", "/v1/pages?limit=1", key, nil, &list)
+	res.check("acknowledged pages stored", err == nil && st == 200 && list.Total == acked,
+		"%d acknowledged, %d listed", acked, list.Total)
+	return res, nil
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"folio/bench"
+)
+
+// runBench is `folio bench`: run load scenarios against --target or an in-process
+// server, print a table, optionally write a JSON report; exit 1 when a check fails.
+func runBench(args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	target := fs.String("target", "", "URL of a running server (default: start one in-process on a temporary directory)")
+	scen := fs.String("scenario", "publish,act", "comma-separated scenarios: "+strings.Join(bench.Names(), ", ")+", or all")
+	var o bench.Options
+	fs.IntVar(&o.Concurrency, "concurrency", 64, "parallel clients")
+	fs.DurationVar(&o.Duration, "duration", 0, "how long timed scenarios run (default 10s when --count is 0)")
+	fs.IntVar(&o.Count, "count", 0, "operations (publish), pages (act) or events (fanout, agent-stream, callbacks)")
+	fs.Float64Var(&o.Rate, "rate", 5, "events per second (fanout, agent-stream)")
+	fs.IntVar(&o.Subscribers, "subscribers", 1000, "viewers (fanout)")
+	fs.IntVar(&o.PayloadBytes, "payload", 0, "extra bytes of text per published page")
+	fs.StringVar(&o.Transport, "transport", "sse", "sse or ws (fanout, agent-stream)")
+	fs.IntVar(&o.Racers, "racers", 8, "parallel executions per page (act)")
+	jsonOut := fs.String("json", "", "write the machine-readable report to this file")
+	commit := fs.String("commit", "", "commit id to record in the report")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	names := strings.Split(*scen, ",")
+	if *scen == "all" {
+		names = bench.Names()
+	}
+	o.Progress = progressPrinter()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var t *bench.Target
+	if *target != "" {
+		t = bench.Remote(*target)
+	} else {
+		var err error
+		if t, err = bench.StartLocal(); err != nil {
+			return err
+		}
+		defer t.Close()
+	}
+	rep, err := bench.Run(ctx, t, names, o)
+	if rep != nil {
+		rep.Commit = *commit
+		fmt.Fprintln(os.Stderr)
+		rep.WriteTable(os.Stdout)
+		if *jsonOut != "" {
+			if werr := rep.WriteJSON(*jsonOut); werr != nil {
+				return werr
+			}
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if !rep.Passed() {
+		return errors.New("a correctness check failed")
+	}
+	return nil
+}
+
+// progressPrinter rewrites one line on a terminal and prints plain lines otherwise.
+func progressPrinter() func(string) {
+	fi, err := os.Stderr.Stat()
+	tty := err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return func(line string) {
+		if tty {
+			fmt.Fprintf(os.Stderr, "\r\033[K%s", line)
+			return
+		}
+		fmt.Fprintln(os.Stderr, line)
+	}
+}
