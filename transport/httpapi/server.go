@@ -3,6 +3,8 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,6 +56,8 @@ type Server struct {
 	metrics     *httpMetrics
 	ready       atomic.Bool
 	router      *httprouter.Router
+	routesMu    sync.Mutex
+	registered  []string // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
 }
 
 // New builds the server and its routes.
@@ -101,7 +105,28 @@ func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
 
 // Handle registers a route with metrics, for this package and its siblings.
 func (s *Server) Handle(method, path string, h httprouter.Handle) {
+	s.routesMu.Lock()
+	s.registered = append(s.registered, method+" "+openapiPath(path))
+	s.routesMu.Unlock()
 	s.router.Handle(method, path, s.metrics.observe(method, path, h))
+}
+
+// Routes lists every registered route as "METHOD /path/{param}" (OpenAPI style).
+func (s *Server) Routes() []string {
+	s.routesMu.Lock()
+	defer s.routesMu.Unlock()
+	return append([]string(nil), s.registered...)
+}
+
+// openapiPath turns httprouter's /v1/pages/:id into /v1/pages/{id}.
+func openapiPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, seg := range parts {
+		if len(seg) > 1 && (seg[0] == ':' || seg[0] == '*') {
+			parts[i] = "{" + seg[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
 }
 
 func (s *Server) routes(reg *prometheus.Registry) {

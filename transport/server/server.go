@@ -124,9 +124,14 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	log := cfg.Log
+	meters, err := actorMeters(reg)
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return log.With(slog.String("component", "protoactor"))
-	}))
+	}), actor.WithMetricProviders(meters))
 	system.EventStream.Subscribe(func(ev any) {
 		if se, ok := ev.(*actor.SupervisorEvent); ok {
 			m.restarts.Inc()
@@ -135,7 +140,7 @@ func Open(cfg Config) (*Node, error) {
 	})
 	n := &Node{Config: cfg, Store: store, System: system, Registry: reg, stop: make(chan struct{})}
 	n.Keys = tenant.NewKeyring(store, cfg.Now)
-	hooks := registry.Hooks{Spawned: m.spawned.Inc, Passivated: m.passivated.Inc}
+	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
 	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, Log: log}
 	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), 10*time.Second, hooks)
 	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), 10*time.Second, hooks)
