@@ -182,6 +182,14 @@ func TestOpenAPICatchesDrift(t *testing.T) {
 			}))
 			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(tc.method, tc.path, nil))
 			got := rec.failures()
+			coverage := strings.Contains(tc.want, "not declared") || strings.Contains(tc.want, "not in the OpenAPI document")
+			if coverage && !servertest.StrictCoverage {
+				// While coverage is lenient the checker must stay quiet on these...
+				if len(got) > 0 {
+					t.Errorf("lenient coverage reported %v", got)
+				}
+				return // ...and TestOpenAPIDocumentIsValid enforces that every route is documented.
+			}
 			switch {
 			case tc.want == "" && len(got) > 0:
 				t.Errorf("the checker reported a valid response: %v", got)

@@ -48,11 +48,10 @@ import (
 	"folio/transport/httpapi"
 )
 
-// strictCoverage also fails undocumented routes and undeclared statuses. It is off
+// StrictCoverage also fails undocumented routes and undeclared statuses. It is off
 // while several areas add routes at once; schemas of documented responses are always
 // checked, and TestOpenAPIDocumentIsValid still requires every route to be documented.
-const strictCoverage = false
-
+const StrictCoverage = false
 
 // Check wraps h so that every request/response pair passing through it is
 // validated against the OpenAPI document; a mismatch fails t.
@@ -202,7 +201,7 @@ func (s *openapiSpec) check(r *http.Request, status int, header http.Header, cw 
 			if pathKnown {
 				what = "method for this path"
 			}
-			if !strictCoverage {
+			if !StrictCoverage {
 				return nil
 			}
 			return []string{fmt.Sprintf("the route is not in the OpenAPI document (unknown %s) but answered %d: document it in transport/httpapi/openapi.json", what, status)}
@@ -218,7 +217,7 @@ func (s *openapiSpec) check(r *http.Request, status int, header http.Header, cw 
 		declared = op.Responses.Default()
 	}
 	if declared == nil {
-		if !strictCoverage {
+		if !StrictCoverage {
 			return nil
 		}
 		return []string{fmt.Sprintf("status %d is not declared for %s (declared: %s)", status, routeName, strings.Join(op.Responses.Keys(), ", "))}
