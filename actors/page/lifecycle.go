@@ -105,7 +105,13 @@ func (a *Actor) renew(m *Renew) any {
 		return fault.State("renew", prev)
 	}
 	now := a.deps.Now().UTC()
-	exp := now.Add(a.deps.DefaultTTL)
+	// Without expires_at a renewal adds the default lifetime to whichever is later,
+	// now or the current expiry, so renewing never shortens a page's life.
+	from := now
+	if a.page.ExpiresAt != nil && a.page.ExpiresAt.After(now) {
+		from = *a.page.ExpiresAt
+	}
+	exp := from.Add(a.deps.DefaultTTL)
 	if m.ExpiresAt != nil {
 		var err error
 		if exp, err = futureTime("expires_at", *m.ExpiresAt, now); err != nil {

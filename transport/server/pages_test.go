@@ -95,6 +95,11 @@ func TestRevokeDraftAndRenewActive(t *testing.T) {
 	if got, _ := time.Parse(time.RFC3339, m["expiresAt"].(string)); !got.Equal(want) || m["status"] != "active" {
 		t.Fatalf("renew active: %v", m)
 	}
+	// Without expires_at, renewing an active page extends it by the default lifetime.
+	m = e.Must(200, "POST", "/v1/pages/"+id+"/renew", key, nil)
+	if got, _ := time.Parse(time.RFC3339, m["expiresAt"].(string)); !got.Equal(want.Add(7 * 24 * time.Hour)) {
+		t.Fatalf("renew without expires_at: %v, want %v", got, want.Add(7*24*time.Hour))
+	}
 	r := e.Do("POST", "/v1/pages/"+id+"/renew", key, map[string]any{"expires_at": "2001-01-01T00:00:00Z"})
 	if r.Status != 400 || r.ErrDetails(t)["field"] != "expires_at" {
 		t.Fatalf("renew into the past: %d %s", r.Status, r.Body)
