@@ -50,6 +50,7 @@ func serve(args []string) error {
 	fs.BoolVar(&c.AllowPrivateCallbacks, "allow-private-callbacks", envBool("FOLIO_ALLOW_PRIVATE_CALLBACKS", false), "allow callbacks to private and loopback addresses (FOLIO_ALLOW_PRIVATE_CALLBACKS)")
 	fs.Int64Var(&c.MaxBody, "max-body", 1<<20, "largest request body in bytes")
 	logLevel := fs.String("log-level", env("FOLIO_LOG_LEVEL", "info"), "debug, info, warn, error (FOLIO_LOG_LEVEL)")
+	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (FOLIO_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -69,6 +70,12 @@ func serve(args []string) error {
 		return err
 	}
 	c.Log.Info("folio listening", slog.String("addr", addr), slog.String("data", node.Config.DataDir), slog.String("base_url", node.Config.BaseURL))
+	if *pprofAddr != "" {
+		if err := servePprof(*pprofAddr, c.Log); err != nil {
+			_ = node.Close(context.Background())
+			return err
+		}
+	}
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
