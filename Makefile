@@ -3,7 +3,7 @@ GO      ?= go
 DATA    ?= ./data
 ADDR    ?= 127.0.0.1:8080
 
-.PHONY: run test build vet fmt bench-go
+.PHONY: run test build vet fmt bench bench-go
 
 ## run: start the server with embedded bbolt under ./data (nothing else to set up)
 run:
@@ -24,3 +24,9 @@ build:
 ## bench-go: the Go benchmarks of the durable HTTP paths and raw bbolt commits
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -count 3 ./persistence/ ./transport/server/
+
+## bench: the standard load suite against a separate server process; writes bench/results/<date>.json
+bench: build
+	@mkdir -p bench/results
+	./folio bench --spawn --scenario all --concurrency 64 --duration 10s \
+		--json bench/results/$$(date -u +%Y-%m-%d).json --commit $$(git rev-parse --short HEAD 2>/dev/null || echo unknown)

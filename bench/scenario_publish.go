@@ -55,7 +55,9 @@ func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error)
 		Total int `json:"total"`
 	}
 	st, err := t.Call(context.Background(), "GET", "/v1/pages?limit=1", key, nil, &list)
-	res.check("acknowledged pages stored", err == nil && st == 200 && list.Total == acked,
-		"%d acknowledged, %d listed", acked, list.Total)
+	// Every acknowledged page is stored; requests cut off by the end of the run may
+	// have been stored without their answer arriving, at most one per client.
+	res.check("acknowledged pages stored", err == nil && st == 200 && list.Total >= acked && list.Total <= acked+o.Concurrency,
+		"%d acknowledged, %d listed (at most %d more may have been cut off unanswered)", acked, list.Total, o.Concurrency)
 	return res, nil
 }

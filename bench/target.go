@@ -24,6 +24,7 @@ type Target struct {
 	Client *http.Client
 	node   *server.Node
 	dir    string
+	stop   func() // stops a server process the harness started
 }
 
 // Local tells whether the server runs inside this process.
@@ -61,8 +62,11 @@ func Remote(url string) *Target {
 	return &Target{URL: strings.TrimRight(url, "/"), Client: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
 }
 
-// Close stops a local node and removes its data.
+// Close stops a server the harness started and removes its data.
 func (t *Target) Close() {
+	if t.stop != nil {
+		t.stop()
+	}
 	if t.node != nil {
 		_ = t.node.Close(context.Background())
 		_ = os.RemoveAll(t.dir)

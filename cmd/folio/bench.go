@@ -18,6 +18,7 @@ import (
 func runBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	target := fs.String("target", "", "URL of a running server (default: start one in-process on a temporary directory)")
+	spawn := fs.Bool("spawn", false, "start the server as a separate process (this binary) so its CPU and memory are measured apart")
 	scen := fs.String("scenario", "publish,act", "comma-separated scenarios: "+strings.Join(bench.Names(), ", ")+", or all")
 	var o bench.Options
 	fs.IntVar(&o.Concurrency, "concurrency", 64, "parallel clients")
@@ -42,9 +43,19 @@ func runBench(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var t *bench.Target
-	if *target != "" {
+	switch {
+	case *target != "":
 		t = bench.Remote(*target)
-	} else {
+	case *spawn:
+		exe, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		if t, err = bench.StartProcess(exe); err != nil {
+			return err
+		}
+		defer t.Close()
+	default:
 		var err error
 		if t, err = bench.StartLocal(); err != nil {
 			return err
