@@ -2,6 +2,8 @@ package bench
 
 import (
 	"context"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -16,6 +18,9 @@ func TestScenariosRunAndCheck(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, name := range Names() {
+		if name == "startup" {
+			continue // needs a server process: TestStartupScenario
+		}
 		t.Run(name, func(t *testing.T) {
 			rep, err := Run(ctx, tg, []string{name}, Options{Concurrency: 8, Count: 40, Racers: 4, Subscribers: 20, Rate: 20})
 			if err != nil {
@@ -29,6 +34,35 @@ func TestScenariosRunAndCheck(t *testing.T) {
 				t.Fatalf("%s: errors %v", name, r.Errors)
 			}
 		})
+	}
+}
+
+func TestStartupScenario(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "folio")
+	if out, err := exec.Command("go", "build", "-o", bin, "folio/cmd/folio").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	tg, err := StartProcess(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	rep, err := Run(context.Background(), tg, []string{"startup"}, Options{Concurrency: 8, Count: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if !rep.Passed() || r.Operations != 300 || r.Extra["rss_after_start_mib"] <= 0 {
+		t.Fatalf("startup: %+v", r)
+	}
+	// The in-process target cannot restart: the scenario says so instead of lying.
+	local, err := StartLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	if _, err := Run(context.Background(), local, []string{"startup"}, Options{Count: 1}); err == nil {
+		t.Fatal("startup against an in-process server should refuse")
 	}
 }
 

@@ -24,7 +24,7 @@ type Target struct {
 	Client *http.Client
 	node   *server.Node
 	dir    string
-	stop   func() // stops a server process the harness started
+	proc   *proc // a server process the harness started
 }
 
 // Local tells whether the server runs inside this process.
@@ -64,8 +64,9 @@ func Remote(url string) *Target {
 
 // Close stops a server the harness started and removes its data.
 func (t *Target) Close() {
-	if t.stop != nil {
-		t.stop()
+	if t.proc != nil {
+		t.stopProcess()
+		_ = os.RemoveAll(t.proc.dir)
 	}
 	if t.node != nil {
 		_ = t.node.Close(context.Background())
