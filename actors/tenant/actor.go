@@ -29,6 +29,10 @@ type Actor struct {
 	id   string
 	deps *Deps
 	idle *registry.Idle
+
+	// The monthly page quota's ledger (quota.go): the only in-memory state; a
+	// restarted actor re-reads it from bbolt.
+	quota ledger
 }
 
 // NewProducer makes tenant actors for a registry.
@@ -59,6 +63,12 @@ func (a *Actor) Receive(ctx actor.Context) {
 		ctx.Respond(a.deleteKey(msg))
 	case *Get:
 		ctx.Respond(a.get())
+	case *Reserve:
+		ctx.Respond(a.reserve(msg))
+	case *Release:
+		a.release(msg)
+	case *SetPlan:
+		ctx.Respond(a.setPlan(msg))
 	}
 }
 
@@ -98,11 +108,20 @@ func (a *Actor) createKey(msg *CreateKey) any {
 	if a.load() == nil {
 		return fault.Missing("tenant", a.id)
 	}
-	key, secret := newKey(a.id, msg.Name, msg.Test, a.deps.Now().UTC())
-	if err := a.deps.Store.Update(func(tx *persistence.Tx) error { return putKey(tx, key) }); err != nil {
+	key, secret, err := CreateKeyIn(a.deps.Store, a.id, msg.Name, msg.Test, a.deps.Now())
+	if err != nil {
 		return err
 	}
 	return &CreatedKey{Key: key, Secret: secret}
+}
+
+// setPlan answers SetPlan (already validated) with the *Tenant as stored.
+func (a *Actor) setPlan(msg *SetPlan) any {
+	t, err := ApplyPlan(a.deps.Store, a.id, msg, a.deps.Now().UTC())
+	if err != nil {
+		return err
+	}
+	return &t
 }
 
 func (a *Actor) listKeys() any {

@@ -33,6 +33,10 @@ type Tenant struct {
 	ClaimCode  string    `json:"claim_code"`
 	Claimed    bool      `json:"claimed"`
 	CreatedAt  time.Time `json:"created_at"`
+	// Limits an operator set for this tenant (folio admin set-plan); nil means the
+	// plan's own. 0 means unlimited.
+	RequestsPerMinute *int `json:"requests_per_minute,omitempty"`
+	PagesPerMonth     *int `json:"pages_per_month,omitempty"`
 }
 
 // Key is a stored API key: only its hash identifies it.

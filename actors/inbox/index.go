@@ -1,0 +1,126 @@
+package inbox
+
+import "folio/persistence"
+
+// The listing index. GET /v1/inbox filters on any combination of reading state,
+// priority and page type, newest first, with the total of the filtered set. Every
+// combination a request can ask for is its own ordered range in bbolt:
+//
+//	tenant 0x00 mask [status] [priority] [pageType] createdAt(8) entryId
+//
+// where mask says which filters the range is for and the filter values follow,
+// length-prefixed. The status part is either one reading state (mask bit
+// maskStatus) or "not archived" (maskLive, the listing without a status filter), so
+// an entry sits in 8 ranges (4 once archived). Each range has an exact counter in
+// bucketCounts, updated in the same transaction as its keys. A listing is then one
+// counter read and one cursor walk of offset+limit keys at most (from whichever end
+// of the range is nearer), whatever the tenant holds.
+
+const (
+	maskStatus   byte = 1 << iota // one reading state
+	maskLive                      // unread or read
+	maskPriority                  // one priority
+	maskPageType                  // one page type
+)
+
+// Filter selects entries for a listing; empty fields do not filter.
+type Filter struct {
+	Status   string
+	Priority string
+	PageType string
+	Limit    int
+	Offset   int
+}
+
+// indexAttrs are the fields an entry is indexed by.
+type indexAttrs struct {
+	status, priority, pageType string
+}
+
+func attrsOf(e *Entry) indexAttrs { return indexAttrs{e.Status, e.Priority, e.PageType} }
+
+// rangePrefix is the range (and counter key) of one filter combination.
+func rangePrefix(tenant string, mask byte, a indexAttrs) []byte {
+	k := make([]byte, 0, len(tenant)+2+len(a.status)+len(a.priority)+len(a.pageType)+3)
+	k = append(append(k, tenant...), 0, mask)
+	if mask&maskStatus != 0 {
+		k = appendStr(k, a.status)
+	}
+	if mask&maskPriority != 0 {
+		k = appendStr(k, a.priority)
+	}
+	if mask&maskPageType != 0 {
+		k = appendStr(k, a.pageType)
+	}
+	return k
+}
+
+// masksOf lists the ranges an entry with these attributes belongs to.
+func masksOf(a indexAttrs) []byte {
+	out := make([]byte, 0, 8)
+	for _, st := range []byte{maskStatus, maskLive} {
+		if st == maskLive && a.status == Archived {
+			continue
+		}
+		for _, p := range []byte{0, maskPriority} {
+			for _, t := range []byte{0, maskPageType} {
+				out = append(out, st|p|t)
+			}
+		}
+	}
+	return out
+}
+
+// filterRange is the range a listing reads.
+func filterRange(tenant string, f Filter) []byte {
+	mask := maskLive
+	if f.Status != "" {
+		mask = maskStatus
+	}
+	if f.Priority != "" {
+		mask |= maskPriority
+	}
+	if f.PageType != "" {
+		mask |= maskPageType
+	}
+	return rangePrefix(tenant, mask, indexAttrs{f.Status, f.Priority, f.PageType})
+}
+
+// reindex moves an entry's index keys and counters from old (nil: new entry) to
+// next. Ranges that hold the entry under both stay untouched.
+func reindex(tx *persistence.Tx, old, next *Entry) error {
+	suffix := append(timeKey(next.CreatedAt), next.ID...)
+	want := map[string]bool{}
+	for _, m := range masksOf(attrsOf(next)) {
+		want[string(rangePrefix(next.TenantID, m, attrsOf(next)))] = true
+	}
+	have := map[string]bool{}
+	if old != nil {
+		for _, m := range masksOf(attrsOf(old)) {
+			have[string(rangePrefix(old.TenantID, m, attrsOf(old)))] = true
+		}
+	}
+	for p := range have {
+		if want[p] {
+			continue
+		}
+		if err := tx.Delete(bucketIndex, append([]byte(p), suffix...)); err != nil {
+			return err
+		}
+		if err := addCount(tx, bucketCounts, []byte(p), -1); err != nil {
+			return err
+		}
+	}
+	for p := range want {
+		if have[p] {
+			continue
+		}
+		if err := tx.Put(bucketIndex, append([]byte(p), suffix...), nil); err != nil {
+			return err
+		}
+		if err := addCount(tx, bucketCounts, []byte(p), 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}

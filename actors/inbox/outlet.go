@@ -1,0 +1,78 @@
+package inbox
+
+import (
+	"time"
+
+	"folio/actors/page"
+	"folio/persistence"
+)
+
+// Outlet keeps the inbox entry, the dashboard counters and the quality window of
+// every page in step with it: Stage runs inside the page's commit transaction. The
+// previous state of the page as far as these care is the stored entry, so Stage is
+// a pure function of the transaction (a retried batch reads it again) and works for
+// pages created before the inbox existed (their first change files them).
+type Outlet struct{}
+
+// NewOutlet makes the inbox outlet.
+func NewOutlet() *Outlet { return &Outlet{} }
+
+var _ page.Outlet = (*Outlet)(nil)
+
+// Stage files the page's new state.
+func (o *Outlet) Stage(tx *persistence.Tx, p *page.Page, _ []page.Event) error {
+	old := loadEntry(tx, EntryID(p.ID))
+	next := fromPage(p, old)
+	if old != nil && same(old, next) {
+		return nil // nothing the inbox shows or counts changed (e.g. blocks appended)
+	}
+	if err := putEntry(tx, next); err != nil {
+		return err
+	}
+	if err := reindex(tx, old, next); err != nil {
+		return err
+	}
+	if err := restat(tx, old, next); err != nil {
+		return err
+	}
+	return requality(tx, old, next)
+}
+
+// Committed has nothing to do: every read comes straight from the committed rows.
+func (o *Outlet) Committed(*page.Page, []page.Event) {}
+
+// fromPage is the entry of p, keeping the reading state of old (unread, unstarred
+// for a new entry).
+func fromPage(p *page.Page, old *Entry) *Entry {
+	e := &Entry{V: schemaV1, ID: EntryID(p.ID), TenantID: p.TenantID, PageID: p.ID, Title: p.Title,
+		PageType: p.PageType, Priority: p.Priority, Status: Unread, PageStatus: p.Status, Livemode: p.Livemode,
+		CreatedAt: p.CreatedAt.UTC(), ExpiresAt: utc(p.ExpiresAt), PublishedAt: utc(p.PublishedAt), CompletedAt: utc(p.CompletedAt)}
+	if old != nil {
+		e.Status, e.Starred = old.Status, old.Starred
+		e.CreatedAt = old.CreatedAt // the index keys hang on it
+	}
+	return e
+}
+
+// same tells whether two entries show and count the same.
+func same(a, b *Entry) bool {
+	return a.Title == b.Title && a.PageType == b.PageType && a.Priority == b.Priority &&
+		a.Status == b.Status && a.Starred == b.Starred && a.PageStatus == b.PageStatus &&
+		a.Livemode == b.Livemode && a.TenantID == b.TenantID && a.CreatedAt.Equal(b.CreatedAt) &&
+		sameTime(a.ExpiresAt, b.ExpiresAt) && sameTime(a.PublishedAt, b.PublishedAt) && sameTime(a.CompletedAt, b.CompletedAt)
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,158 @@
+package inbox
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+
+	"folio/persistence"
+)
+
+// Dashboard counters. For every tenant and every UTC hour in which it created
+// pages, one record counts those pages by their current status, with the sum of
+// their decision times (publish -> completion) for the completed ones; one more
+// record holds the same for all time. The outlet moves a page between counters in
+// the page's own commit, so a dashboard is the sum of at most 30×24+1 small records
+// (one range read), never a scan of pages.
+
+// counters are the per-hour and all-time tallies.
+type counters struct {
+	V          int   `json:"v"`
+	Total      int   `json:"total"`
+	Draft      int   `json:"draft"`
+	Active     int   `json:"active"`
+	Completed  int   `json:"completed"`
+	Revoked    int   `json:"revoked"`
+	Expired    int   `json:"expired"`
+	DecisionMs int64 `json:"decision_ms"` // sum over completed pages of completedAt - publishedAt
+}
+
+func (c *counters) add(o *counters) {
+	c.Total += o.Total
+	c.Draft += o.Draft
+	c.Active += o.Active
+	c.Completed += o.Completed
+	c.Revoked += o.Revoked
+	c.Expired += o.Expired
+	c.DecisionMs += o.DecisionMs
+}
+
+// contribution is what one entry adds to the counters of its creation hour.
+func contribution(e *Entry, sign int) counters {
+	c := counters{Total: sign}
+	switch e.PageStatus {
+	case "draft":
+		c.Draft = sign
+	case "active":
+		c.Active = sign
+	case "completed":
+		c.Completed = sign
+		c.DecisionMs = int64(sign) * decisionMs(e)
+	case "revoked":
+		c.Revoked = sign
+	case "expired":
+		c.Expired = sign
+	}
+	return c
+}
+
+// decisionMs is the time from publishing to completion (0 when either is missing).
+func decisionMs(e *Entry) int64 {
+	if e.PublishedAt == nil || e.CompletedAt == nil {
+		return 0
+	}
+	d := e.CompletedAt.Sub(*e.PublishedAt).Milliseconds()
+	return max(d, 0)
+}
+
+func hourKey(tenant string, at time.Time) []byte {
+	h := at.UTC().Truncate(time.Hour)
+	return persistence.Key([]byte(tenant), persistence.U64(uint64(h.Unix())))
+}
+
+func addCounters(tx *persistence.Tx, bucket string, key []byte, delta counters) error {
+	var c counters
+	if b := tx.Get(bucket, key); b != nil {
+		if err := json.Unmarshal(b, &c); err != nil {
+			return err
+		}
+	}
+	c.add(&delta)
+	c.V = schemaV1
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return tx.Put(bucket, key, b)
+}
+
+// restat moves an entry's contribution from old (nil: new entry) to next.
+func restat(tx *persistence.Tx, old, next *Entry) error {
+	var delta counters
+	if old != nil {
+		if old.PageStatus == next.PageStatus && decisionMs(old) == decisionMs(next) {
+			return nil
+		}
+		delta = contribution(old, -1)
+	}
+	n := contribution(next, 1)
+	delta.add(&n)
+	if err := addCounters(tx, bucketHours, hourKey(next.TenantID, next.CreatedAt), delta); err != nil {
+		return err
+	}
+	return addCounters(tx, bucketAll, []byte(next.TenantID), delta)
+}
+
+// Periods of the dashboard.
+var Periods = map[string]time.Duration{"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour, "all": 0}
+
+// Metrics are the dashboard's numbers for one period.
+type Metrics struct {
+	TotalPages             int     `json:"total_pages"`
+	ActivePages            int     `json:"active_pages"`
+	CompletedPages         int     `json:"completed_pages"`
+	AvgResolutionTimeHours float64 `json:"avg_resolution_time_hours"`
+	ApprovalRate           float64 `json:"approval_rate"`
+}
+
+// Dashboard sums the counters of pages created in the period: "7d" and "30d" start
+// at the beginning of the UTC hour that was 7 (30) days before now; "all" is every
+// page. Resolution time is publish -> completion averaged over completed pages, in
+// hours; approval rate is completed / (completed + revoked), 0 when there are none.
+func Dashboard(store *persistence.Store, tenantID, period string, now time.Time) (Metrics, error) {
+	var sum counters
+	err := store.View(func(tx *persistence.Tx) error {
+		d := Periods[period]
+		if d == 0 {
+			if b := tx.Get(bucketAll, []byte(tenantID)); b != nil {
+				return json.Unmarshal(b, &sum)
+			}
+			return nil
+		}
+		from := hourKey(tenantID, now.Add(-d))
+		to := persistence.Key([]byte(tenantID), persistence.U64(math.MaxUint64))
+		var derr error
+		tx.ScanRange(bucketHours, from, to, func(_, v []byte) bool {
+			var c counters
+			if derr = json.Unmarshal(v, &c); derr != nil {
+				return false
+			}
+			sum.add(&c)
+			return true
+		})
+		return derr
+	})
+	m := Metrics{TotalPages: sum.Total, ActivePages: sum.Active, CompletedPages: sum.Completed}
+	if sum.Completed > 0 {
+		m.AvgResolutionTimeHours = round(float64(sum.DecisionMs)/float64(sum.Completed)/3_600_000, 2)
+	}
+	if decided := sum.Completed + sum.Revoked; decided > 0 {
+		m.ApprovalRate = round(float64(sum.Completed)/float64(decided), 4)
+	}
+	return m, err
+}
+
+func round(v float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(v*p) / p
+}

@@ -1,0 +1,199 @@
+package tenant
+
+import (
+	"fmt"
+	"hash/maphash"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"folio/persistence"
+)
+
+// PlanSet is the plans a node offers: the built-in Plans with the operator's
+// server-wide overrides (--plan name=rpm/pages) applied.
+type PlanSet map[string]Plan
+
+// NewPlanSet is Plans with overrides replacing whole entries by name.
+func NewPlanSet(overrides map[string]Plan) PlanSet {
+	ps := PlanSet{}
+	for n, p := range Plans {
+		ps[n] = p
+	}
+	for n, p := range overrides {
+		p.Name = n
+		ps[n] = p
+	}
+	return ps
+}
+
+// Names lists the plans in a stable order.
+func (ps PlanSet) Names() []string {
+	out := make([]string, 0, len(ps))
+	for n := range ps {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// For is the limits that apply to t: its plan's, with the tenant's own limits (set
+// by an operator) taking precedence. An unknown plan name limits nothing.
+func (ps PlanSet) For(t Tenant) Plan {
+	p, ok := ps[t.Plan]
+	if !ok {
+		p = Plan{Name: t.Plan}
+	}
+	if t.RequestsPerMinute != nil {
+		p.RequestsPerMinute = *t.RequestsPerMinute
+	}
+	if t.PagesPerMonth != nil {
+		p.PagesPerMonth = *t.PagesPerMonth
+	}
+	return p
+}
+
+// ParsePlanSpecs reads "name=rpm/pages" items separated by commas (the --plan flag
+// and FOLIO_PLANS), e.g. "enterprise=6000/100000,free=30/50"; 0 means unlimited.
+func ParsePlanSpecs(spec string) (map[string]Plan, error) {
+	out := map[string]Plan{}
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, limits, ok := strings.Cut(item, "=")
+		rpm, pages, ok2 := strings.Cut(limits, "/")
+		if !ok || !ok2 || !validPlanName(name) {
+			return nil, fmt.Errorf("plan %q: want name=requests_per_minute/pages_per_month, name of [a-z0-9_-]", item)
+		}
+		r, err1 := strconv.Atoi(rpm)
+		p, err2 := strconv.Atoi(pages)
+		if err1 != nil || err2 != nil || r < 0 || p < 0 {
+			return nil, fmt.Errorf("plan %q: limits must be whole numbers >= 0 (0 = unlimited)", item)
+		}
+		out[name] = Plan{Name: name, RequestsPerMinute: r, PagesPerMonth: p}
+	}
+	return out, nil
+}
+
+// validPlanName: 1-32 of [a-z0-9_-] (plan names appear in headers and JSON as is).
+func validPlanName(name string) bool {
+	if name == "" || len(name) > 32 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Book answers "what limits apply to this tenant" on every request without touching
+// bbolt: a sharded cache of each tenant's effective Plan, filled from the tenant
+// record on a miss. Whoever commits a change to a tenant's plan calls Forget after
+// the commit, so the next request reads the new limits. It holds at most max
+// entries; past that an arbitrary entry is dropped (it is re-read on its next use).
+type Book struct {
+	store  *persistence.Store
+	plans  PlanSet
+	seed   maphash.Seed
+	max    int
+	shards [bookShards]bookShard
+}
+
+const bookShards = 32
+
+type bookShard struct {
+	mu sync.RWMutex
+	m  map[string]Plan
+}
+
+// NewBook caches at most max tenants (default 100,000 when max <= 0).
+func NewBook(store *persistence.Store, plans PlanSet, max int) *Book {
+	if max <= 0 {
+		max = 100_000
+	}
+	b := &Book{store: store, plans: plans, seed: maphash.MakeSeed(), max: max}
+	for i := range b.shards {
+		b.shards[i].m = map[string]Plan{}
+	}
+	return b
+}
+
+// Plans is the node's plan set.
+func (b *Book) Plans() PlanSet { return b.plans }
+
+func (b *Book) shard(id string) *bookShard {
+	return &b.shards[maphash.String(b.seed, id)%bookShards]
+}
+
+// Limits is the effective plan of tenantID; false when the tenant does not exist.
+func (b *Book) Limits(tenantID string) (Plan, bool) {
+	sh := b.shard(tenantID)
+	sh.mu.RLock()
+	p, ok := sh.m[tenantID]
+	sh.mu.RUnlock()
+	if ok {
+		return p, true
+	}
+	t, ok := Load(b.store, tenantID)
+	if !ok {
+		return Plan{}, false
+	}
+	p = b.plans.For(t)
+	sh.mu.Lock()
+	if len(sh.m) >= b.max/bookShards+1 {
+		for k := range sh.m { // drop one arbitrary entry: it is re-read when next used
+			delete(sh.m, k)
+			break
+		}
+	}
+	sh.m[tenantID] = p
+	sh.mu.Unlock()
+	return p, true
+}
+
+// Forget drops a tenant's cached limits (after its plan changed).
+func (b *Book) Forget(tenantID string) {
+	sh := b.shard(tenantID)
+	sh.mu.Lock()
+	delete(sh.m, tenantID)
+	sh.mu.Unlock()
+}
+
+// Len is how many tenants are cached.
+func (b *Book) Len() int {
+	n := 0
+	for i := range b.shards {
+		b.shards[i].mu.RLock()
+		n += len(b.shards[i].m)
+		b.shards[i].mu.RUnlock()
+	}
+	return n
+}
+
+// Load reads a tenant record.
+func Load(store *persistence.Store, id string) (Tenant, bool) {
+	var t Tenant
+	var ok bool
+	_ = store.View(func(tx *persistence.Tx) error {
+		t, ok = decodeTenant(tx.Get(bucketTenants, []byte(id)))
+		return nil
+	})
+	return t, ok
+}
+
+// NextMonth is the start of the UTC month after at's: when a monthly quota resets.
+func NextMonth(at time.Time) time.Time {
+	u := at.UTC()
+	return time.Date(u.Year(), u.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+}
+
+// PagesThisMonth is the tenant's committed count of live pages created in at's UTC month.
+func PagesThisMonth(tx *persistence.Tx, tenantID string, at time.Time) int {
+	return int(persistence.ReadU64(tx.Get(BucketUsage, MonthKey(tenantID, at))))
+}

@@ -1,0 +1,189 @@
+package httpapi
+
+import (
+	"hash/maphash"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Limiter is a set of token buckets, one per key (a tenant, a client address),
+// each allowing perMinute requests per minute with a burst of perMinute.
+//
+// Each bucket is the generic cell rate algorithm: one int64, its theoretical
+// arrival time (TAT). A request at now is allowed when TAT - now <= (perMinute-1)
+// intervals, and then moves TAT one interval (a minute / perMinute) on. The
+// arithmetic is in integer nanoseconds of the injected clock, so "60 requests, the
+// 61st refused with Retry-After: 1, allowed again one second later" holds exactly.
+//
+// There is no global lock: keys hash onto shards, each with its own mutex and map.
+// Memory is bounded: a bucket whose TAT has passed is full, i.e. identical to no
+// bucket at all, so it can be dropped at any time without changing any decision.
+// Sweep drops those; a shard that is full when a new key arrives drops full ones
+// among a sample and, if none, the sampled bucket nearest to full (the only case
+// where forgetting changes anything: that client gets a little more, never less).
+type Limiter struct {
+	now      func() time.Time
+	seed     maphash.Seed
+	perShard int
+	shards   [limiterShards]limShard
+}
+
+const limiterShards = 64
+
+type limShard struct {
+	mu  sync.Mutex
+	tat map[string]bucket
+}
+
+// bucket is a key's TAT and the rate it was computed at.
+type bucket struct {
+	tat int64
+	rpm int
+}
+
+// NewLimiter keeps at most maxKeys buckets (default 100,000 when <= 0).
+func NewLimiter(now func() time.Time, maxKeys int) *Limiter {
+	if maxKeys <= 0 {
+		maxKeys = 100_000
+	}
+	l := &Limiter{now: now, seed: maphash.MakeSeed(), perShard: max(1, maxKeys/limiterShards)}
+	for i := range l.shards {
+		l.shards[i].tat = map[string]bucket{}
+	}
+	return l
+}
+
+// Decision is the outcome of one Take.
+type Decision struct {
+	Allowed    bool
+	Limit      int           // requests per minute (0: unlimited)
+	Remaining  int           // requests allowed right now after this one
+	RetryAfter time.Duration // when refused: until the next request is allowed
+	Reset      time.Duration // until the bucket is full again
+}
+
+// Take spends one request of key's bucket. perMinute <= 0 is unlimited.
+func (l *Limiter) Take(key string, perMinute int) Decision {
+	if perMinute <= 0 {
+		return Decision{Allowed: true}
+	}
+	interval := int64(time.Minute) / int64(perMinute)
+	tau := interval * int64(perMinute-1) // how far TAT may run ahead of now
+	now := l.now().UnixNano()
+	sh := &l.shards[maphash.String(l.seed, key)%limiterShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	b, ok := sh.tat[key]
+	tat := b.tat
+	switch {
+	case !ok || tat < now:
+		tat = now
+	case b.rpm != perMinute:
+		// The rate changed (a new plan): keep the number of requests outstanding,
+		// at the new interval.
+		tat = now + (tat-now)/(int64(time.Minute)/int64(b.rpm))*interval
+	}
+	if tat-now > tau {
+		return Decision{Limit: perMinute, RetryAfter: time.Duration(tat - tau - now), Reset: time.Duration(tat - now)}
+	}
+	next := tat + interval
+	if !ok && len(sh.tat) >= l.perShard {
+		sh.makeRoom(now, l.perShard)
+	}
+	sh.tat[key] = bucket{tat: next, rpm: perMinute}
+	d := Decision{Allowed: true, Limit: perMinute, Reset: time.Duration(next - now)}
+	if slack := tau - (next - now); slack >= 0 {
+		d.Remaining = int(slack/interval) + 1
+	}
+	return d
+}
+
+// makeRoom frees at least one slot (the caller holds the lock) in constant time:
+// it looks at a few buckets (map order is random), drops those already full, or
+// else the one nearest to full among them, as sampled LRU caches do.
+func (sh *limShard) makeRoom(now int64, limit int) {
+	const sample = 16
+	victim, least, seen := "", int64(math.MaxInt64), 0
+	for k, b := range sh.tat {
+		if b.tat <= now {
+			delete(sh.tat, k)
+		} else if b.tat < least {
+			victim, least = k, b.tat
+		}
+		if seen++; seen == sample {
+			break
+		}
+	}
+	if len(sh.tat) >= limit && victim != "" {
+		delete(sh.tat, victim)
+	}
+}
+
+// Sweep drops every full bucket (run periodically so idle keys do not linger).
+func (l *Limiter) Sweep() {
+	now := l.now().UnixNano()
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		for k, b := range sh.tat {
+			if b.tat <= now {
+				delete(sh.tat, k)
+			}
+		}
+		sh.mu.Unlock()
+	}
+}
+
+// Len is how many buckets are held.
+func (l *Limiter) Len() int {
+	n := 0
+	for i := range l.shards {
+		l.shards[i].mu.Lock()
+		n += len(l.shards[i].tat)
+		l.shards[i].mu.Unlock()
+	}
+	return n
+}
+
+// setRateHeaders writes the RateLimit and RateLimit-Policy fields
+// (draft-ietf-httpapi-ratelimit-headers: q = quota per window w seconds, r =
+// remaining, t = seconds until the quota is fully restored) and, when refused,
+// Retry-After in whole seconds (rounded up).
+func setRateHeaders(h http.Header, policy string, d Decision) {
+	if d.Limit <= 0 {
+		return
+	}
+	h.Set("RateLimit-Policy", strconv.Quote(policy)+";q="+strconv.Itoa(d.Limit)+";w=60")
+	h.Set("RateLimit", strconv.Quote(policy)+";r="+strconv.Itoa(d.Remaining)+";t="+strconv.Itoa(ceilSeconds(d.Reset)))
+	if !d.Allowed {
+		h.Set("Retry-After", strconv.Itoa(ceilSeconds(d.RetryAfter)))
+	}
+}
+
+func ceilSeconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int((d + time.Second - 1) / time.Second)
+}
+
+// clientAddress is the key of an unauthenticated client: the TCP peer's address
+// (IPv6 clients by their /64, which one subscriber usually holds whole).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		return host
+	}
+	if ip.To4() == nil {
+		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	}
+	return ip.String()
+}
