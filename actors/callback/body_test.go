@@ -1,0 +1,54 @@
+package callback
+
+import (
+	"testing"
+	"time"
+
+	"folio/actors/page"
+)
+
+func TestCallbackBodiesHaveExactlyTheSpecFields(t *testing.T) {
+	at := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+	ev := page.Event{ID: "evt_1", Type: "action.executed", PageID: "pg_1", At: at,
+		Data: map[string]any{"actionId": "approve", "actor": "alice", "action_id": "approve", "action_label": "Approve",
+			"comment": nil, "form_data": nil, "page_state": map[string]any{"previous": "active", "current": "completed"}, "decision": "approved"},
+		Actor: map[string]any{"identity": "alice", "auth_method": "api_key"}}
+	b, err := callbackBody(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"event":"action.executed","event_id":"evt_1","page_id":"pg_1","timestamp":"2026-02-03T04:05:06Z",` +
+		`"data":{"action_id":"approve","action_label":"Approve","comment":null,"form_data":null},` +
+		`"actor":{"auth_method":"api_key","identity":"alice"},"page_state":{"current":"completed","previous":"active"}}`
+	if string(b) != want {
+		t.Errorf("body\n%s\nwant\n%s", b, want)
+	}
+	// The same event always gives the same bytes.
+	if b2, _ := callbackBody(ev); string(b2) != string(b) {
+		t.Errorf("bodies differ between builds")
+	}
+	ex := page.Event{ID: "evt_2", Type: "page.expired", PageID: "pg_1", At: at, Data: map[string]any{"reason": "timeout", "expired_at": at}}
+	b, _ = callbackBody(ex)
+	want = `{"event":"page.expired","event_id":"evt_2","page_id":"pg_1","timestamp":"2026-02-03T04:05:06Z","data":{"expired_at":"2026-02-03T04:05:06Z","reason":"timeout"}}`
+	if string(b) != want {
+		t.Errorf("body\n%s\nwant\n%s", b, want)
+	}
+}
+
+func TestSignatures(t *testing.T) {
+	body := []byte(`{"a":1}`)
+	// HMAC-SHA256("key", "The quick brown fox jumps over the lazy dog"), a published test vector.
+	if got := Signature("key", []byte("The quick brown fox jumps over the lazy dog")); got != "sha256=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8" {
+		t.Errorf("Signature = %s", got)
+	}
+	if Signature("k", body) == Signature("k2", body) || Signature("k", body) == Signature("k", []byte(`{"a":2}`)) {
+		t.Error("signature ignores the key or the body")
+	}
+	// A whsec_ secret signs webhook-signature with its decoded bytes.
+	if StandardSignature("whsec_"+"aGVsbG8=", "id", 1, body) != StandardSignature("hello", "id", 1, body) {
+		t.Error("whsec_ secret not decoded")
+	}
+	if StandardSignature("k", "id", 1, body) == StandardSignature("k", "id", 2, body) {
+		t.Error("webhook-signature ignores the timestamp")
+	}
+}

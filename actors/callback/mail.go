@@ -1,0 +1,133 @@
+package callback
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"mime"
+	"mime/quotedprintable"
+	"net"
+	"net/smtp"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Mailer hands an e-mail notification over for delivery.
+type Mailer interface {
+	Send(ctx context.Context, m *Mail, id string, at time.Time) error
+}
+
+// SMTPMailer sends through an SMTP server (--smtp-addr): STARTTLS when the server
+// offers it, AUTH PLAIN when a user is configured (net/smtp refuses to send
+// credentials without TLS except to localhost).
+type SMTPMailer struct {
+	Addr, From, User, Password string
+}
+
+// Send delivers m, bounded by ctx.
+func (s *SMTPMailer) Send(ctx context.Context, m *Mail, id string, at time.Time) error {
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", s.Addr)
+	if err != nil {
+		return err
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	host, _, _ := net.SplitHostPort(s.Addr)
+	c, err := smtp.NewClient(conn, host)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	defer c.Close()
+	if err := c.Hello("folio"); err != nil {
+		return err
+	}
+	if ok, _ := c.Extension("STARTTLS"); ok {
+		if err := c.StartTLS(&tls.Config{ServerName: host}); err != nil {
+			return err
+		}
+	}
+	if s.User != "" {
+		if err := c.Auth(smtp.PlainAuth("", s.User, s.Password, host)); err != nil {
+			return err
+		}
+	}
+	if err := c.Mail(address(s.From)); err != nil {
+		return err
+	}
+	if err := c.Rcpt(m.To); err != nil {
+		return err
+	}
+	w, err := c.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(message(s.From, m, id, at)); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return c.Quit()
+}
+
+// FileMailer is the mailer without SMTP: each message is logged and written to
+// Dir/<delivery id>.eml (an outbox a person or a tool can pick up).
+type FileMailer struct {
+	Dir  string
+	From string
+	Log  *slog.Logger
+}
+
+// Send writes m to the outbox directory.
+func (f *FileMailer) Send(_ context.Context, m *Mail, id string, at time.Time) error {
+	if err := os.MkdirAll(f.Dir, 0o750); err != nil {
+		return err
+	}
+	path := filepath.Join(f.Dir, id+".eml")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, message(f.From, m, id, at), 0o640); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if f.Log != nil {
+		f.Log.Info("e-mail notification written to the outbox (no SMTP configured)", slog.String("to", m.To),
+			slog.String("subject", m.Subject), slog.String("file", path))
+	}
+	return nil
+}
+
+// address is the bare address of a From value such as "Folio <noreply@example.com>".
+func address(from string) string {
+	if i, j := strings.LastIndexByte(from, '<'), strings.LastIndexByte(from, '>'); i >= 0 && j > i {
+		return from[i+1 : j]
+	}
+	return from
+}
+
+// message is the RFC 5322 message: UTF-8 text, quoted-printable, CRLF line ends.
+func message(from string, m *Mail, id string, at time.Time) []byte {
+	var b bytes.Buffer
+	hdr := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
+	hdr("From", from)
+	hdr("To", m.To)
+	hdr("Subject", mime.QEncoding.Encode("utf-8", m.Subject))
+	hdr("Date", at.UTC().Format(time.RFC1123Z))
+	hdr("Message-ID", "<"+id+"@folio>")
+	hdr("MIME-Version", "1.0")
+	hdr("Content-Type", "text/plain; charset=utf-8")
+	hdr("Content-Transfer-Encoding", "quoted-printable")
+	b.WriteString("\r\n")
+	qp := quotedprintable.NewWriter(&b)
+	_, _ = qp.Write([]byte(strings.ReplaceAll(m.Text, "\n", "\r\n")))
+	_ = qp.Close()
+	b.WriteString("\r\n")
+	return b.Bytes()
+}

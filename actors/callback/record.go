@@ -1,0 +1,216 @@
+package callback
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"folio/actors/blocks"
+	"folio/persistence"
+)
+
+// Buckets owned by deliveries. A delivery row is written in the same transaction as
+// the page event that causes it (the transactional outbox); the due index holds
+// exactly the deliveries waiting for an attempt, so it is what the dispatcher re-arms
+// from after a restart.
+const (
+	bucketDeliveries = "deliveries"       // deliveryId -> Delivery (JSON)
+	bucketDue        = "delivery_due"     // due(8) 0x00 deliveryId -> lane
+	bucketByPage     = "page_deliveries"  // pageId 0x00 created(8) 0x00 deliveryId -> nil
+	bucketReplies    = "delivery_replies" // deliveryId -> nil: reply instructions not yet applied
+)
+
+// Channels of a delivery: an on_action callback, or a notification channel.
+const (
+	ChannelCallback = "callback"
+	ChannelEmail    = "email"
+	ChannelSlack    = "slack"
+	ChannelWebhook  = "webhook"
+)
+
+// Statuses of a delivery.
+const (
+	StatusPending   = "pending"   // waiting for its next attempt (or in one)
+	StatusSucceeded = "succeeded" // an attempt got a 2xx (or the mail was handed over)
+	StatusFailed    = "failed"    // out of attempts, or stopped (410, refused target)
+	StatusSkipped   = "skipped"   // recorded, never sent (notifications of sk_test_ pages)
+)
+
+const (
+	schemaV1    = 1
+	keptAttempt = 50 // attempts kept in the row (AttemptCount counts all)
+)
+
+// Delivery is one message to one target, with everything needed to send it again
+// byte for byte: the body is fixed when the event is committed and never rebuilt.
+type Delivery struct {
+	V        int    `json:"v"`
+	ID       string `json:"id"`
+	TenantID string `json:"tenant_id"`
+	PageID   string `json:"page_id"`
+	EventID  string `json:"event_id"`
+	Event    string `json:"event"`
+	Channel  string `json:"channel"`
+	Target   string `json:"target"` // URL, or e-mail address
+	Lane     string `json:"lane"`   // the endpoint: at most PerLane attempts in flight per lane
+
+	Body      []byte            `json:"body,omitempty"` // exact bytes of every attempt (HTTP channels)
+	Mail      *Mail             `json:"mail,omitempty"`
+	Secret    string            `json:"secret,omitempty"` // signing secret; never shown
+	WebhookID string            `json:"webhook_id,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	DelaysMS  []int64           `json:"delays_ms"` // wait after failed attempt n is DelaysMS[n-1]
+
+	Status        string     `json:"status"`
+	Note          string     `json:"note,omitempty"`
+	Attempts      []Attempt  `json:"attempts"`
+	AttemptCount  int        `json:"attempt_count"`
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+	CreatedAt     time.Time  `json:"created_at"`
+	CompletedAt   *time.Time `json:"completed_at,omitempty"`
+	Reply         *Reply     `json:"reply,omitempty"`
+}
+
+// Attempt is one try.
+type Attempt struct {
+	N             int        `json:"attempt"`
+	At            time.Time  `json:"at"`
+	HTTPStatus    int        `json:"http_status,omitempty"`
+	LatencyMS     float64    `json:"latency_ms"`
+	Error         string     `json:"error,omitempty"`
+	Manual        bool       `json:"manual,omitempty"`
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+}
+
+// Reply is the instructions a receiver's 2xx reply carried.
+type Reply struct {
+	Blocks   []blocks.Block `json:"blocks"`
+	Status   string         `json:"status"` // pending, applied, duplicate, refused
+	Error    string         `json:"error,omitempty"`
+	BlockIDs []string       `json:"block_ids,omitempty"`
+}
+
+// Mail is an e-mail notification.
+type Mail struct {
+	To      string `json:"to"`
+	Subject string `json:"subject"`
+	Text    string `json:"text"`
+}
+
+// MaxAttempts is how many attempts the delivery gets automatically.
+func (d *Delivery) MaxAttempts() int { return len(d.DelaysMS) + 1 }
+
+func dueKey(at time.Time, id string) []byte {
+	return persistence.Key(persistence.U64(uint64(at.UnixNano())), []byte(id))
+}
+
+func pageKey(d *Delivery) []byte {
+	return persistence.Key([]byte(d.PageID), persistence.U64(uint64(d.CreatedAt.UnixNano())), []byte(d.ID))
+}
+
+func get(tx *persistence.Tx, id string) (*Delivery, error) {
+	b := tx.Get(bucketDeliveries, []byte(id))
+	if b == nil {
+		return nil, nil
+	}
+	d := &Delivery{}
+	return d, json.Unmarshal(b, d)
+}
+
+// put writes d and moves its due-index row from prevDue (nil: none) to its own.
+func put(tx *persistence.Tx, d *Delivery, prevDue *time.Time, created bool) error {
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	if err := tx.Put(bucketDeliveries, []byte(d.ID), b); err != nil {
+		return err
+	}
+	if created {
+		if err := tx.Put(bucketByPage, pageKey(d), nil); err != nil {
+			return err
+		}
+	}
+	if prevDue != nil {
+		if err := tx.Delete(bucketDue, dueKey(*prevDue, d.ID)); err != nil {
+			return err
+		}
+	}
+	if d.Status == StatusPending && d.NextAttemptAt != nil {
+		return tx.Put(bucketDue, dueKey(*d.NextAttemptAt, d.ID), []byte(d.Lane))
+	}
+	return nil
+}
+
+// Load reads one delivery; nil when it does not exist.
+func Load(store *persistence.Store, id string) (*Delivery, error) {
+	var d *Delivery
+	err := store.View(func(tx *persistence.Tx) (err error) {
+		d, err = get(tx, id)
+		return err
+	})
+	return d, err
+}
+
+// ListPage lists a page's deliveries, newest first.
+func ListPage(store *persistence.Store, pageID string, limit, offset int) (out []*Delivery, total int, err error) {
+	out = []*Delivery{}
+	err = store.View(func(tx *persistence.Tx) error {
+		var ferr error
+		tx.Scan(bucketByPage, append([]byte(pageID), 0), true, func(k, _ []byte) bool {
+			total++
+			if total <= offset || len(out) >= limit {
+				return true
+			}
+			id := k[len(pageID)+1+8+1:]
+			d, err := get(tx, string(id))
+			if err != nil {
+				ferr = err
+				return false
+			}
+			if d != nil {
+				out = append(out, d)
+			}
+			return true
+		})
+		return ferr
+	})
+	return out, total, err
+}
+
+// due is one row of the due index.
+type due struct {
+	id, lane string
+	at       time.Time
+}
+
+// allDue reads the whole due index (at start, to re-arm).
+func allDue(store *persistence.Store) ([]due, error) {
+	var out []due
+	err := store.View(func(tx *persistence.Tx) error {
+		tx.Scan(bucketDue, nil, false, func(k, v []byte) bool {
+			if len(k) < 10 {
+				return true
+			}
+			out = append(out, due{id: string(k[9:]), lane: string(v), at: time.Unix(0, int64(persistence.ReadU64(k[:8])))})
+			return true
+		})
+		return nil
+	})
+	return out, err
+}
+
+// unappliedReplies lists deliveries whose reply instructions are not yet applied.
+func unappliedReplies(store *persistence.Store) ([]string, error) {
+	var out []string
+	err := store.View(func(tx *persistence.Tx) error {
+		tx.Scan(bucketReplies, nil, false, func(k, _ []byte) bool {
+			out = append(out, string(k))
+			return true
+		})
+		return nil
+	})
+	return out, err
+}
+
+var errNoRow = errors.New("callback: delivery not found")

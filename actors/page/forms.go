@@ -1,0 +1,321 @@
+package page
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/mail"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"folio/actors/blocks"
+	"folio/actors/fault"
+)
+
+// Forms: an action carrying form_data on a page with form blocks is checked against
+// the fields of every form block on the page (nested ones included) before anything
+// is recorded. A failure is a 400 naming details.field = "form_data.<field_id>".
+
+// formField is one field of a form block, as far as submission checks need it.
+type formField struct {
+	FieldID    string `json:"field_id"`
+	Type       string `json:"type"`
+	Label      string `json:"label"`
+	Required   bool   `json:"required"`
+	Validation *struct {
+		Min *float64 `json:"min"`
+		Max *float64 `json:"max"`
+	} `json:"validation"`
+	Options []struct {
+		Value any `json:"value"`
+	} `json:"options"`
+	MaxLength *int `json:"max_length"`
+}
+
+const maxFormKeys = 500
+
+// formFields collects the fields of every form block in bs, nested blocks
+// included; ok reports whether the page has a form block at all. Fields whose data
+// is malformed (already reported as warnings at publish) are not enforced.
+func formFields(bs []blocks.Block) (fields []formField, ok bool) {
+	var walk func(typ string, data json.RawMessage, depth int)
+	walk = func(typ string, data json.RawMessage, depth int) {
+		if depth > blocks.MaxDepth {
+			return
+		}
+		if typ == "form" {
+			ok = true
+			var d struct {
+				Fields []json.RawMessage `json:"fields"`
+			}
+			_ = json.Unmarshal(data, &d)
+			for _, raw := range d.Fields {
+				var f formField
+				if json.Unmarshal(raw, &f) == nil && f.FieldID != "" {
+					fields = append(fields, f)
+				}
+			}
+			return
+		}
+		nestedBlocks(data, func(t string, d json.RawMessage) { walk(t, d, depth+1) })
+	}
+	for _, b := range bs {
+		walk(b.Type, b.Data, 1)
+	}
+	return fields, ok
+}
+
+// nestedBlocks calls fn for every block held in data: any array named "blocks" at
+// any depth of data (layout columns, group, tab tabs) whose elements have a type.
+func nestedBlocks(data json.RawMessage, fn func(typ string, data json.RawMessage)) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return
+	}
+	var visit func(v any, depth int)
+	visit = func(v any, depth int) {
+		if depth > blocks.MaxDepth {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			for k, child := range x {
+				if arr, isArr := child.([]any); k == "blocks" && isArr {
+					for _, el := range arr {
+						m, _ := el.(map[string]any)
+						t, _ := m["type"].(string)
+						if t == "" {
+							continue
+						}
+						d, _ := json.Marshal(m["data"])
+						fn(t, d)
+					}
+					continue
+				}
+				visit(child, depth+1)
+			}
+		case []any:
+			for _, el := range x {
+				visit(el, depth+1)
+			}
+		}
+	}
+	visit(v, 0)
+}
+
+// checkFormData validates submitted form_data against the page's form fields.
+func checkFormData(fields []formField, raw json.RawMessage) error {
+	var data map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &data); err != nil {
+		return fault.Field("form_data", "type", "form_data must be an object")
+	}
+	if len(data) > maxFormKeys {
+		return limitErr("form_data", "max_items", maxFormKeys, "form_data has at most %d fields", maxFormKeys)
+	}
+	byID := map[string]formField{}
+	for _, f := range fields {
+		if _, dup := byID[f.FieldID]; !dup {
+			byID[f.FieldID] = f
+		}
+	}
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if _, ok := byID[k]; !ok {
+			return formErr(k, "unknown_field", "form_data.%s is not a field of this page's form", k)
+		}
+	}
+	for _, f := range fields {
+		v, ok := data[f.FieldID]
+		if !ok || isNull(v) {
+			if f.Required {
+				return formErr(f.FieldID, "required", "form_data.%s is required", f.FieldID)
+			}
+			continue
+		}
+		if err := checkField(f, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func formErr(id, constraint, format string, args ...any) *fault.Error {
+	e := fault.Field("form_data."+id, constraint, format, args...)
+	e.Details["field_id"] = id
+	return e
+}
+
+// checkField validates one present, non-null value.
+func checkField(f formField, v json.RawMessage) error {
+	id := f.FieldID
+	str := func() (string, error) {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return "", formErr(id, "type", "form_data.%s must be a string", id)
+		}
+		if f.Required && strings.TrimSpace(s) == "" {
+			return "", formErr(id, "required", "form_data.%s is required", id)
+		}
+		if f.MaxLength != nil && utf8.RuneCountInString(s) > *f.MaxLength {
+			e := formErr(id, "max_length", "form_data.%s has at most %d characters", id, *f.MaxLength)
+			e.Details["limit"] = *f.MaxLength
+			return "", e
+		}
+		if len(s) > 100_000 {
+			e := formErr(id, "max_length", "form_data.%s has at most 100000 characters", id)
+			e.Details["limit"] = 100_000
+			return "", e
+		}
+		return s, nil
+	}
+	switch f.Type {
+	case "number":
+		var n float64
+		if json.Unmarshal(v, &n) != nil || math.IsInf(n, 0) {
+			return formErr(id, "type", "form_data.%s must be a number", id)
+		}
+		if f.Validation != nil && f.Validation.Min != nil && n < *f.Validation.Min {
+			e := formErr(id, "min", "form_data.%s must be at least %g", id, *f.Validation.Min)
+			e.Details["minimum"] = *f.Validation.Min
+			return e
+		}
+		if f.Validation != nil && f.Validation.Max != nil && n > *f.Validation.Max {
+			e := formErr(id, "max", "form_data.%s must be at most %g", id, *f.Validation.Max)
+			e.Details["maximum"] = *f.Validation.Max
+			return e
+		}
+	case "checkbox":
+		var b bool
+		if json.Unmarshal(v, &b) != nil {
+			return formErr(id, "type", "form_data.%s must be true or false", id)
+		}
+		if f.Required && !b {
+			return formErr(id, "required", "form_data.%s must be checked", id)
+		}
+	case "email":
+		s, err := str()
+		if err != nil || s == "" {
+			return err
+		}
+		if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
+			return formErr(id, "email", "form_data.%s must be an e-mail address", id)
+		}
+	case "url":
+		s, err := str()
+		if err != nil || s == "" {
+			return err
+		}
+		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return formErr(id, "url", "form_data.%s must be an http(s) URL", id)
+		}
+	case "date":
+		s, err := str()
+		if err != nil || s == "" {
+			return err
+		}
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return formErr(id, "date", "form_data.%s must be a date such as 2026-05-01", id)
+		}
+	case "datetime":
+		s, err := str()
+		if err != nil || s == "" {
+			return err
+		}
+		if !isDateTime(s) {
+			return formErr(id, "datetime", "form_data.%s must be a date and time such as 2026-05-01T14:30:00Z", id)
+		}
+	case "select", "radio":
+		var x any
+		_ = json.Unmarshal(v, &x)
+		if !isScalar(x) {
+			return formErr(id, "type", "form_data.%s must be one option value", id)
+		}
+		if s, isStr := x.(string); isStr && f.Required && s == "" {
+			return formErr(id, "required", "form_data.%s is required", id)
+		}
+		if !f.hasOption(x) {
+			return optionErr(f, x)
+		}
+	case "multi_select":
+		var xs []any
+		if json.Unmarshal(v, &xs) != nil {
+			return formErr(id, "type", "form_data.%s must be an array of option values", id)
+		}
+		if f.Required && len(xs) == 0 {
+			return formErr(id, "required", "form_data.%s needs at least one option", id)
+		}
+		seen := map[string]bool{}
+		for _, x := range xs {
+			if !isScalar(x) || !f.hasOption(x) {
+				return optionErr(f, x)
+			}
+			k := fmt.Sprint(x)
+			if seen[k] {
+				return formErr(id, "unique", "form_data.%s lists %v twice", id, x)
+			}
+			seen[k] = true
+		}
+	case "file":
+		var s string
+		var ss []string
+		if json.Unmarshal(v, &s) != nil && json.Unmarshal(v, &ss) != nil {
+			return formErr(id, "type", "form_data.%s must be a file reference (string) or an array of them", id)
+		}
+		if f.Required && s == "" && len(ss) == 0 {
+			return formErr(id, "required", "form_data.%s is required", id)
+		}
+	case "text", "textarea":
+		if _, err := str(); err != nil {
+			return err
+		}
+	default: // a field type the catalog does not know: any value is kept as sent
+	}
+	return nil
+}
+
+func isDateTime(s string) bool {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02T15:04:05.999999999"} {
+		if _, err := time.Parse(layout, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func isScalar(x any) bool {
+	switch x.(type) {
+	case string, float64, bool:
+		return true
+	}
+	return false
+}
+
+// hasOption compares x with the field's option values (numbers as numbers).
+func (f formField) hasOption(x any) bool {
+	for _, o := range f.Options {
+		if isScalar(o.Value) && o.Value == x {
+			return true
+		}
+	}
+	return false
+}
+
+func optionErr(f formField, x any) *fault.Error {
+	allowed := make([]any, len(f.Options))
+	for i, o := range f.Options {
+		allowed[i] = o.Value
+	}
+	e := formErr(f.FieldID, "enum", "form_data.%s: %v is not one of the field's options", f.FieldID, x)
+	e.Details["allowed"] = allowed
+	return e
+}

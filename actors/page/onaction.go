@@ -1,0 +1,348 @@
+package page
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/mail"
+	"regexp"
+	"sort"
+	"strings"
+
+	"folio/actors/callback/guard"
+	"folio/actors/fault"
+)
+
+// OnAction is the callback configuration of specification 6.2 as stored with the
+// page (the request's JSON, validated at publish by checkOnAction).
+type OnAction struct {
+	DefaultURL string            `json:"default_url"`
+	ActionURLs map[string]string `json:"action_urls"`
+	HMACSecret string            `json:"hmac_secret"`
+	Events     []string          `json:"events"`
+	Headers    map[string]string `json:"headers"`
+	Retry      *Retry            `json:"retry"`
+}
+
+// Retry is a custom retry policy (DESIGN.md §5): max_attempts counts every attempt,
+// the n-th retry waits initial_delay_seconds * 2^(n-1) (exponential), * n (linear)
+// or * 1 (fixed).
+type Retry struct {
+	MaxAttempts         *int     `json:"max_attempts"`
+	Backoff             string   `json:"backoff"`
+	InitialDelaySeconds *float64 `json:"initial_delay_seconds"`
+}
+
+// Notify is the page's notification configuration.
+type Notify struct {
+	Channels []Channel `json:"channels"`
+}
+
+// Channel is one notification channel: email (target an address), slack (target an
+// incoming-webhook URL) or webhook (target a URL; signed with secret, or with
+// on_action.hmac_secret when secret is empty).
+type Channel struct {
+	Type   string `json:"type"`
+	Target string `json:"target"`
+	Secret string `json:"secret,omitempty"`
+}
+
+// Channel types that are delivered; any other type is kept but draws a warning.
+var ChannelTypes = map[string]bool{"email": true, "slack": true, "webhook": true}
+
+// CallbackEvents are the event types of specification 6.2: what on_action delivers
+// when its events filter is absent.
+var CallbackEvents = []string{"action.executed", "approval.step_completed", "approval.chain_completed",
+	"page.expired", "page.viewed", "form.submitted"}
+
+// KnownEvents are every event type a page emits; an events filter may name any of them.
+var KnownEvents = map[string]bool{
+	"action.executed": true, "approval.step_completed": true, "approval.chain_completed": true,
+	"page.expired": true, "page.viewed": true, "form.submitted": true,
+	"page.created": true, "page.published": true, "page.updated": true, "page.revoked": true,
+	"page.renewed": true, "page.completed": true, "blocks.appended": true, "block.updated": true,
+	"block.inserted": true, "blocks.reordered": true, "comment.added": true, "comment.updated": true,
+	"comment.deleted": true, "file.uploaded": true, "file.deleted": true,
+}
+
+// Limits of the delivery configuration.
+const (
+	maxHeaders      = 20
+	maxHeaderValue  = 1024
+	maxSecret       = 256
+	maxChannels     = 10
+	maxRetryAttempt = 20
+	maxInitialDelay = 86400.0
+	minInitialDelay = 0.1
+)
+
+var headerNameRe = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+.^_|~-]{1,64}$`)
+
+// reservedHeader is a header the service sets itself on every delivery.
+func reservedHeader(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "content-type", "content-length", "host", "connection", "transfer-encoding", "user-agent",
+		"te", "trailer", "upgrade", "expect", "proxy-authorization", "keep-alive":
+		return true
+	}
+	return strings.HasPrefix(n, "x-service-") || strings.HasPrefix(n, "webhook-")
+}
+
+// ParseOnAction decodes stored on_action JSON (nil when absent).
+func ParseOnAction(raw json.RawMessage) (*OnAction, error) {
+	if len(raw) == 0 || isNull(raw) {
+		return nil, nil
+	}
+	var oa OnAction
+	if err := decodeStrict("on_action", raw, &oa); err != nil {
+		return nil, err
+	}
+	return &oa, nil
+}
+
+// ParseNotify decodes stored notify JSON (nil when absent).
+func ParseNotify(raw json.RawMessage) (*Notify, error) {
+	if len(raw) == 0 || isNull(raw) {
+		return nil, nil
+	}
+	var n Notify
+	if err := decodeStrict("notify", raw, &n); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// decodeStrict decodes raw into dst; a field of the wrong JSON type is a 400 naming it
+// under prefix.
+func decodeStrict(prefix string, raw json.RawMessage, dst any) error {
+	err := json.Unmarshal(raw, dst)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		field := prefix
+		if te.Field != "" {
+			field += "." + te.Field
+		}
+		return fault.Field(field, "type", "%s must be %s", field, jsonType(te.Type.Kind().String()))
+	}
+	return fault.Field(prefix, "type", "%s is not valid JSON: %v", prefix, err)
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "int", "int64", "float64":
+		return "a number"
+	case "slice":
+		return "an array"
+	case "bool":
+		return "a boolean"
+	}
+	return "an object"
+}
+
+// checkDelivery validates what the request sets of on_action, notify, approval_chain
+// and action decisions (p already holds the request's other fields), normalises the
+// approval chain into p, and returns advisory warnings. It never resolves a name, so
+// publishing never waits on the network.
+func checkDelivery(p *Page, req *Request, lim Limits) ([]string, error) {
+	var warnings []string
+	if req.Actions != nil {
+		for i, a := range p.Actions {
+			if a.Decision != "" && a.Decision != DecisionApproved && a.Decision != DecisionRejected {
+				e := fault.Field(fmt.Sprintf("actions[%d].decision", i), "enum", "actions[%d].decision must be approved or rejected", i)
+				e.Details["allowed"] = []string{DecisionApproved, DecisionRejected}
+				return nil, e
+			}
+		}
+	}
+	if req.OnAction != nil && !isNull(req.OnAction) {
+		w, err := checkOnAction(req.OnAction, p.Actions, lim.AllowPrivateCallbacks)
+		if err != nil {
+			return nil, err
+		}
+		warnings = append(warnings, w...)
+	}
+	if req.Notify != nil && !isNull(req.Notify) {
+		w, err := checkNotify(req.Notify, lim.AllowPrivateCallbacks)
+		if err != nil {
+			return nil, err
+		}
+		warnings = append(warnings, w...)
+	}
+	if req.ApprovalChain != nil {
+		w, err := setChain(p, req.ApprovalChain)
+		if err != nil {
+			return nil, err
+		}
+		warnings = append(warnings, w...)
+	}
+	return warnings, nil
+}
+
+func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]string, error) {
+	oa, err := ParseOnAction(raw)
+	if err != nil {
+		return nil, err
+	}
+	var warnings []string
+	target := func(field, u string) error {
+		_, warn, err := guard.Check(u)
+		if err != nil {
+			return fault.Field(field, "url", "%s %v", field, err)
+		}
+		if warn != "" && !allowPrivate {
+			warnings = append(warnings, field+": "+warn+" (start the server with --allow-private-callbacks to allow it)")
+		}
+		return nil
+	}
+	if oa.DefaultURL != "" {
+		if err := target("on_action.default_url", oa.DefaultURL); err != nil {
+			return nil, err
+		}
+	}
+	if len(oa.ActionURLs) > 50 {
+		return nil, limitErr("on_action.action_urls", "max_items", 50, "on_action.action_urls has at most 50 entries")
+	}
+	known := map[string]bool{}
+	for _, a := range actions {
+		known[a.ActionID] = true
+	}
+	for _, id := range sortedKeys(oa.ActionURLs) {
+		field := "on_action.action_urls." + id
+		if err := target(field, oa.ActionURLs[id]); err != nil {
+			return nil, err
+		}
+		if !known[id] {
+			warnings = append(warnings, fmt.Sprintf("%s: the page has no action %q; this address is never used", field, id))
+		}
+	}
+	if oa.DefaultURL == "" && len(oa.ActionURLs) == 0 {
+		warnings = append(warnings, "on_action: neither default_url nor action_urls is set; no callback will be sent")
+	}
+	if len(oa.HMACSecret) > maxSecret {
+		return nil, limitErr("on_action.hmac_secret", "max_length", maxSecret, "on_action.hmac_secret has at most %d characters", maxSecret)
+	}
+	if err := checkSecret("on_action.hmac_secret", oa.HMACSecret); err != nil {
+		return nil, err
+	}
+	if len(oa.Events) > len(KnownEvents) {
+		return nil, limitErr("on_action.events", "max_items", len(KnownEvents), "on_action.events names at most %d event types", len(KnownEvents))
+	}
+	for i, ev := range oa.Events {
+		if !KnownEvents[ev] {
+			warnings = append(warnings, fmt.Sprintf("on_action.events[%d]: %q is not an event type; it never matches (callback events: %s)", i, ev, strings.Join(CallbackEvents, ", ")))
+		}
+	}
+	if len(oa.Headers) > maxHeaders {
+		return nil, limitErr("on_action.headers", "max_items", maxHeaders, "on_action.headers has at most %d headers", maxHeaders)
+	}
+	for _, name := range sortedKeys(oa.Headers) {
+		field := "on_action.headers." + name
+		if !headerNameRe.MatchString(name) {
+			return nil, fault.Field(field, "format", "%q is not a valid header name", name)
+		}
+		if reservedHeader(name) {
+			return nil, fault.Field(field, "reserved", "%s is set by the service and cannot be overridden", name)
+		}
+		v := oa.Headers[name]
+		if len(v) > maxHeaderValue {
+			return nil, limitErr(field, "max_length", maxHeaderValue, "%s has at most %d characters", field, maxHeaderValue)
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			return nil, fault.Field(field, "format", "%s must not contain line breaks", field)
+		}
+	}
+	if r := oa.Retry; r != nil {
+		if r.MaxAttempts != nil && (*r.MaxAttempts < 1 || *r.MaxAttempts > maxRetryAttempt) {
+			e := limitErr("on_action.retry.max_attempts", "range", maxRetryAttempt, "on_action.retry.max_attempts must be between 1 and %d", maxRetryAttempt)
+			e.(*fault.Error).Details["minimum"] = 1
+			return nil, e
+		}
+		switch r.Backoff {
+		case "", "exponential", "fixed", "linear":
+		default:
+			e := fault.Field("on_action.retry.backoff", "enum", "on_action.retry.backoff must be exponential, linear or fixed")
+			e.Details["allowed"] = []string{"exponential", "linear", "fixed"}
+			return nil, e
+		}
+		if d := r.InitialDelaySeconds; d != nil && (*d < minInitialDelay || *d > maxInitialDelay) {
+			e := fault.Field("on_action.retry.initial_delay_seconds", "range", "on_action.retry.initial_delay_seconds must be between %g and %g", minInitialDelay, maxInitialDelay)
+			e.Details["minimum"], e.Details["maximum"] = minInitialDelay, maxInitialDelay
+			return nil, e
+		}
+	}
+	return warnings, nil
+}
+
+// checkSecret accepts any secret; one in the Standard Webhooks form whsec_<base64>
+// must decode, since its bytes are the webhook-signature key.
+func checkSecret(field, s string) error {
+	if !strings.HasPrefix(s, "whsec_") {
+		return nil
+	}
+	if _, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, "whsec_")); err != nil {
+		return fault.Field(field, "format", "%s starts with whsec_ but the rest is not base64", field)
+	}
+	return nil
+}
+
+func checkNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
+	n, err := ParseNotify(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(n.Channels) > maxChannels {
+		return nil, limitErr("notify.channels", "max_items", maxChannels, "notify.channels has at most %d channels", maxChannels)
+	}
+	var warnings []string
+	for i, c := range n.Channels {
+		at := fmt.Sprintf("notify.channels[%d]", i)
+		if c.Type == "" {
+			return nil, fault.Field(at+".type", "required", "%s.type is required", at)
+		}
+		if !ChannelTypes[c.Type] {
+			warnings = append(warnings, fmt.Sprintf("%s.type: %q is not a channel type; use email, slack or webhook (this channel is ignored)", at, c.Type))
+			continue
+		}
+		if strings.TrimSpace(c.Target) == "" {
+			return nil, fault.Field(at+".target", "required", "%s.target is required", at)
+		}
+		if len(c.Secret) > maxSecret {
+			return nil, limitErr(at+".secret", "max_length", maxSecret, "%s.secret has at most %d characters", at, maxSecret)
+		}
+		if err := checkSecret(at+".secret", c.Secret); err != nil {
+			return nil, err
+		}
+		switch c.Type {
+		case "email":
+			a, err := mail.ParseAddress(c.Target)
+			if err != nil || a.Address != c.Target || len(c.Target) > 320 {
+				return nil, fault.Field(at+".target", "email", "%s.target must be a plain e-mail address", at)
+			}
+		default:
+			_, warn, err := guard.Check(c.Target)
+			if err != nil {
+				return nil, fault.Field(at+".target", "url", "%s.target %v", at, err)
+			}
+			if warn != "" && !allowPrivate {
+				warnings = append(warnings, at+".target: "+warn+" (start the server with --allow-private-callbacks to allow it)")
+			}
+		}
+	}
+	return warnings, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
