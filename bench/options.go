@@ -12,7 +12,10 @@ type Options struct {
 	PayloadBytes int           // extra text per published page
 	Transport    string        // "sse" or "ws"
 	Racers       int           // parallel executions per page (act)
-	Progress     func(line string)
+	// BrokenReceiver makes the callbacks receiver verify with a wrong secret, so its
+	// check must fail (used by the harness's own test).
+	BrokenReceiver bool
+	Progress       func(line string)
 }
 
 func (o *Options) defaults() {

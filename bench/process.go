@@ -23,6 +23,7 @@ type proc struct {
 // directory (enterprise plan, private callbacks allowed) and targets it, so the
 // server's CPU and memory are measured apart from the harness's.
 func StartProcess(binary string, extraArgs ...string) (*Target, error) {
+	raiseFileLimit() // the server process inherits it
 	dir, err := os.MkdirTemp("", "folio-bench-")
 	if err != nil {
 		return nil, err
@@ -34,7 +35,7 @@ func StartProcess(binary string, extraArgs ...string) (*Target, error) {
 	addr := ln.Addr().String()
 	_ = ln.Close()
 	p := &proc{binary: binary, dir: dir, args: append([]string{"serve", "--addr", addr, "--data", dir, "--default-plan", "enterprise",
-		"--allow-private-callbacks", "--log-level", "warn"}, extraArgs...)}
+		"--allow-private-callbacks", "--enforce-limits=false", "--log-level", "warn"}, extraArgs...)}
 	t := Remote("http://" + addr)
 	t.proc = p
 	if _, err := t.startProcess(); err != nil {

@@ -63,7 +63,7 @@ func freeAddr(t *testing.T) string {
 
 func start(t *testing.T, dataDir, addr string) *proc {
 	t.Helper()
-	cmd := exec.Command(folioBinary(t), "serve", "--addr", addr, "--data", dataDir)
+	cmd := exec.Command(folioBinary(t), "serve", "--addr", addr, "--data", dataDir, "--default-plan", "enterprise")
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {

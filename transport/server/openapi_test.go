@@ -243,7 +243,7 @@ func TestOpenAPIEveryRouteAnswers(t *testing.T) {
 	e.Must(404, "GET", "/v1/pages/pg_missing", key, nil)
 	e.Must(200, "GET", "/v1/pages?status=active&page_type=approval&limit=5", key, nil)
 	e.Must(400, "GET", "/v1/pages?limit=0", key, nil)
-	e.Must(200, "PATCH", "/v1/pages/"+id, key, map[string]any{"title": "Ship it now?", "approval_chain": map[string]any{"mode": "sequential"}})
+	e.Must(200, "PATCH", "/v1/pages/"+id, key, map[string]any{"title": "Ship it now?", "approval_chain": map[string]any{"mode": "sequential", "steps": []any{map[string]any{"assignees": []any{"alice@example.com"}}}}})
 	app := e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{map[string]any{"type": "divider", "data": map[string]any{}}}})
 	newID := app["appendedBlockIds"].([]any)[0].(string)
 	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks/"+newID, key, map[string]any{"title": "Line", "group": "g"})
