@@ -37,6 +37,22 @@ func TestScenariosRunAndCheck(t *testing.T) {
 	}
 }
 
+// A receiver that verifies with the wrong secret must make the callbacks check fail.
+func TestCallbacksCheckFailsWithABrokenReceiver(t *testing.T) {
+	tg, err := StartLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	rep, err := Run(context.Background(), tg, []string{"callbacks"}, Options{Concurrency: 4, Count: 10, BrokenReceiver: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Passed() {
+		t.Fatalf("a receiver that rejects every signature passed the check: %+v", rep.Results[0].Checks)
+	}
+}
+
 func TestStartupScenario(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "folio")
 	if out, err := exec.Command("go", "build", "-o", bin, "folio/cmd/folio").CombinedOutput(); err != nil {

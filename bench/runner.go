@@ -17,9 +17,10 @@ type Scenario func(ctx context.Context, t *Target, o Options) (*Result, error)
 
 // Scenarios by name.
 var Scenarios = map[string]Scenario{
-	"publish": publishScenario,
-	"act":     actScenario,
-	"startup": startupScenario,
+	"publish":   publishScenario,
+	"act":       actScenario,
+	"startup":   startupScenario,
+	"callbacks": callbacksScenario,
 }
 
 // Names lists the scenarios in a stable order.

@@ -1,0 +1,133 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/coder/websocket"
+)
+
+// Message is one event received from a stream: its id (SSE `id:` line or the JSON
+// `id` field) and its JSON payload.
+type Message struct {
+	ID   string
+	Type string
+	Data json.RawMessage // the whole payload {"type":…, "data":…}
+}
+
+// Subscribe opens an SSE or WebSocket stream at path and calls fn for every event
+// until ctx ends, fn returns false, or the server closes the stream. lastID, when
+// set, asks for replay after it.
+func (t *Target) Subscribe(ctx context.Context, transport, path, key, lastID string, fn func(Message) bool) error {
+	if transport == "ws" {
+		return t.subscribeWS(ctx, path, key, lastID, fn)
+	}
+	return t.subscribeSSE(ctx, path, key, lastID, fn)
+}
+
+func (t *Target) subscribeSSE(ctx context.Context, path, key, lastID string, fn func(Message) bool) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", t.URL+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	cli := &http.Client{Transport: t.Client.Transport} // no overall timeout on a stream
+	res, err := cli.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		return fmt.Errorf("stream %s: status %d", path, res.StatusCode)
+	}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var id string
+	var data bytes.Buffer
+	for sc.Scan() {
+		line := sc.Bytes()
+		switch {
+		case len(line) == 0:
+			if data.Len() > 0 {
+				m := Message{ID: id, Data: append(json.RawMessage(nil), data.Bytes()...)}
+				m.Type = typeOf(m.Data)
+				if !fn(m) {
+					return nil
+				}
+			}
+			id = ""
+			data.Reset()
+		case line[0] == ':':
+		case bytes.HasPrefix(line, []byte("id:")):
+			id = strings.TrimSpace(string(line[3:]))
+		case bytes.HasPrefix(line, []byte("data:")):
+			if data.Len() > 0 {
+				data.WriteByte('\n')
+			}
+			data.Write(bytes.TrimPrefix(line[5:], []byte(" ")))
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return sc.Err()
+}
+
+func (t *Target) subscribeWS(ctx context.Context, path, key, lastID string, fn func(Message) bool) error {
+	u := "ws" + strings.TrimPrefix(t.URL, "http") + path
+	if lastID != "" {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		u += sep + "last_event_id=" + lastID
+	}
+	h := http.Header{}
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+	c, _, err := websocket.Dial(ctx, u, &websocket.DialOptions{HTTPHeader: h, HTTPClient: &http.Client{Transport: t.Client.Transport}})
+	if err != nil {
+		return err
+	}
+	defer c.CloseNow()
+	c.SetReadLimit(4 << 20)
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		m := Message{Data: b, Type: typeOf(b)}
+		var head struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(b, &head) == nil && len(head.ID) > 0 {
+			m.ID = strings.Trim(string(head.ID), `"`)
+		}
+		if !fn(m) {
+			return nil
+		}
+	}
+}
+
+func typeOf(b []byte) string {
+	var head struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(b, &head)
+	return head.Type
+}
