@@ -78,6 +78,26 @@ type Dispatcher struct {
 	timer   Timer
 	timerAt time.Time
 	gen     uint64
+
+	// Published after every message for metrics (read from any goroutine).
+	statPending, statReady, statInFlight atomic.Int64
+}
+
+// Stats are the dispatcher's queue figures: deliveries it holds (waiting, ready or
+// in flight), those due but not yet started (the due backlog), and attempts in flight.
+func (d *Dispatcher) Stats() (pending, ready, inFlight int64) {
+	return d.statPending.Load(), d.statReady.Load(), d.statInFlight.Load()
+}
+
+func (d *Dispatcher) publishStats() {
+	var ready, inflight int
+	for _, l := range d.lanes {
+		ready += len(l.queue)
+		inflight += l.inflight
+	}
+	d.statPending.Store(int64(len(d.entries)))
+	d.statReady.Store(int64(ready))
+	d.statInFlight.Store(int64(inflight))
 }
 
 type entryState uint8
@@ -228,6 +248,7 @@ func (d *Dispatcher) Stop() {
 
 // Receive is the actor's entry point.
 func (d *Dispatcher) Receive(ctx actor.Context) {
+	defer d.publishStats()
 	switch m := ctx.Message().(type) {
 	case begin:
 		d.pump()

@@ -58,6 +58,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if details == nil {
 		details = map[string]any{}
 	}
+	if fe.Code == fault.RateLimited && s.metrics != nil {
+		limit, _ := details["limit"].(string)
+		s.metrics.rateLimited.WithLabelValues(limit).Inc()
+	}
 	writeJSON(w, status, envelope{Error: body{Code: fe.Code, Message: fe.Message, Details: details}})
 }
 

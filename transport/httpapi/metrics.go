@@ -11,8 +11,9 @@ import (
 
 // httpMetrics counts requests and their latency by route pattern, method and status.
 type httpMetrics struct {
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	requests    *prometheus.CounterVec
+	latency     *prometheus.HistogramVec
+	rateLimited *prometheus.CounterVec
 }
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
@@ -25,7 +26,10 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5},
 		}, []string{"route", "method", "status"}),
 	}
-	reg.MustRegister(m.requests, m.latency)
+	m.rateLimited = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "folio_rate_limited_total", Help: "Requests refused with 429, by limit (requests_per_minute, pages_per_month).",
+	}, []string{"limit"})
+	reg.MustRegister(m.requests, m.latency, m.rateLimited)
 	return m
 }
 

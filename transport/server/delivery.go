@@ -53,6 +53,16 @@ func (n *Node) deliveryArea(pd *page.Deps) area {
 		return area{outlets: []page.Outlet{outbox}}
 	}
 	outbox.Dispatcher = d
+	for _, g := range []struct {
+		name, help string
+		read       func() float64
+	}{
+		{"folio_delivery_pending", "Deliveries held by the dispatcher (waiting, due or in flight).", func() float64 { p, _, _ := d.Stats(); return float64(p) }},
+		{"folio_delivery_due_backlog", "Deliveries whose time has come but whose attempt has not started.", func() float64 { _, r, _ := d.Stats(); return float64(r) }},
+		{"folio_delivery_in_flight", "Delivery attempts in flight.", func() float64 { _, _, f := d.Stats(); return float64(f) }},
+	} {
+		_ = n.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: g.name, Help: g.help}, g.read))
+	}
 	return area{
 		outlets: []page.Outlet{outbox},
 		mount:   func(api *httpapi.Server) { api.MountDelivery(httpapi.DeliveryDeps{Store: n.Store, Dispatcher: d}) },
