@@ -9,7 +9,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"folio/actors/audit"
-	"folio/actors/blocks"
 	"folio/actors/fault"
 	"folio/actors/ids"
 	"folio/actors/registry"
@@ -36,6 +35,7 @@ type Actor struct {
 	page   *Page // committed state; nil when the page does not exist (yet)
 	loaded bool
 	idle   *registry.Idle
+	subs   subscribers // live stream clients (subscribers.go)
 }
 
 // NewProducer makes page actors for a registry.
@@ -49,6 +49,9 @@ var ErrInternal = errors.New("page: internal error")
 
 // Receive is the actor's single entry point.
 func (a *Actor) Receive(ctx actor.Context) {
+	if a.subs.live() {
+		a.idle.Touch() // a page with live subscribers never passivates
+	}
 	if a.idle.Handle(ctx, a.id) {
 		return
 	}
@@ -67,8 +70,14 @@ func (a *Actor) Receive(ctx actor.Context) {
 		return
 	case *actor.Stopping:
 		a.idle.Stop()
+		a.subs.closeAll()
 		return
-	case *actor.Restarting, *actor.Stopped:
+	case *actor.Restarting:
+		// The supervisor replaces this incarnation with a fresh one from stored
+		// state; its subscribers would never hear from it again.
+		a.subs.closeAll()
+		return
+	case *actor.Stopped:
 		return
 	}
 	if err := a.ensureLoaded(); err != nil {
@@ -189,29 +198,14 @@ func (a *Actor) create(m *Create) any {
 	if a.page != nil {
 		return fault.New(fault.Conflict, "page exists", map[string]any{"pageId": a.id})
 	}
-	now := a.deps.Now().UTC()
-	p := &Page{V: schemaV1, ID: a.id, TenantID: m.TenantID, Status: Draft, CreatedBy: m.Agent,
-		Livemode: !m.Test, ShortCode: ids.Random(8), Version: 1, CreatedAt: now, UpdatedAt: now,
-		Tags: []string{}, Blocks: []blocks.Block{}}
-	warnings, err := apply(p, m.Req, true, a.deps.Limits, now)
+	n, err := Prepare(a.deps, a.id, m.Caller, m.Req, m.Publish)
 	if err != nil {
 		return err
 	}
-	entries := []audit.Entry{audit.New("page.created", m.Agent, a.id, now, map[string]any{"title": p.Title, "status": Draft})}
-	events := []Event{{ID: ids.New("evt"), Type: "page.created", PageID: a.id, TenantID: p.TenantID, At: now, Data: map[string]any{"status": Draft}}}
-	if m.Publish {
-		p.Status, p.PublishedAt = Active, &now
-		if p.ExpiresAt == nil {
-			exp := now.Add(a.deps.DefaultTTL)
-			p.ExpiresAt = &exp
-		}
-		entries = append(entries, audit.New("page.published", m.Agent, a.id, now, map[string]any{"expires_at": p.ExpiresAt}))
-		events = append(events, Event{ID: ids.New("evt"), Type: "page.published", PageID: a.id, TenantID: p.TenantID, At: now, Data: map[string]any{"status": Active}})
-	}
-	if err := commit(a.deps, nil, p, entries, events, !m.Test, nil); err != nil {
+	if err := commit(a.deps, nil, n.Page, n.entries, n.events, !m.Test, nil); err != nil {
 		return err
 	}
-	a.page = p
-	a.publish(p, events)
-	return &Result{Page: p, Warnings: warnings}
+	a.page = n.Page
+	a.publish(n.Page, n.events)
+	return &Result{Page: n.Page, Warnings: n.Warnings}
 }

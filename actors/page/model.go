@@ -53,6 +53,22 @@ type Page struct {
 	CompletedAt   *time.Time      `json:"completed_at,omitempty"`
 	Executions    []Execution     `json:"executions,omitempty"`
 	Stats         Stats           `json:"stats"`
+
+	// Counters of the page's comments, files and unique viewers (comments.go, files.go,
+	// views.go); the records themselves live in their own buckets. *Seq numbers the
+	// next record, so listings are in creation order.
+	CommentSeq    uint64 `json:"comment_seq,omitempty"`
+	CommentCount  int    `json:"comment_count,omitempty"`
+	FileSeq       uint64 `json:"file_seq,omitempty"`
+	FileCount     int    `json:"file_count,omitempty"`
+	UniqueViewers int    `json:"unique_viewers,omitempty"`
+
+	// Approval is the approval chain's state (approval.go); ApprovalChain holds its
+	// status view as shown on the page object.
+	Approval *Chain `json:"approval,omitempty"`
+	// AppliedReplies are the event ids whose callback reply instructions were applied
+	// (instructions.go), newest last, bounded.
+	AppliedReplies []string `json:"applied_replies,omitempty"`
 }
 
 // Action is a button on the page.
@@ -60,6 +76,9 @@ type Action struct {
 	ActionID string `json:"action_id"`
 	Label    string `json:"label"`
 	Style    string `json:"style,omitempty"`
+	// Decision is what executing the action decides in an approval chain: approved,
+	// rejected, or empty (approve approves, reject rejects, others are neutral).
+	Decision string `json:"decision,omitempty"`
 }
 
 // Access is the page's access policy.
@@ -80,6 +99,7 @@ type Execution struct {
 	Actor      string          `json:"actor"`
 	Comment    *string         `json:"comment,omitempty"`
 	FormData   json.RawMessage `json:"form_data,omitempty"`
+	Decision   string          `json:"decision,omitempty"`
 	ExecutedAt time.Time       `json:"executed_at"`
 }
 

@@ -40,53 +40,59 @@ func commit(d *Deps, prev, next *Page, entries []audit.Entry, events []Event, co
 		return err
 	}
 	return d.Store.Update(func(tx *persistence.Tx) error {
-		if err := tx.Put(bucketPages, []byte(next.ID), body); err != nil {
+		return write(tx, d, prev, next, body, entries, events, countUsage, extra)
+	})
+}
+
+// write is commit's transaction body (also used to stage new pages created outside
+// their actor, see Prepared).
+func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries []audit.Entry, events []Event, countUsage bool, extra func(*persistence.Tx) error) error {
+	if err := tx.Put(bucketPages, []byte(next.ID), body); err != nil {
+		return err
+	}
+	if prev == nil {
+		if err := tx.Put(bucketTenantPages, tenantPageKey(next), nil); err != nil {
 			return err
 		}
-		if prev == nil {
-			if err := tx.Put(bucketTenantPages, tenantPageKey(next), nil); err != nil {
-				return err
-			}
-			if err := tx.Put(bucketShortCodes, []byte(next.ShortCode), []byte(next.ID)); err != nil {
-				return err
-			}
-			if countUsage {
-				k := tenant.MonthKey(next.TenantID, next.CreatedAt)
-				n := persistence.ReadU64(tx.Get(tenant.BucketUsage, k))
-				if err := tx.Put(tenant.BucketUsage, k, persistence.U64(n+1)); err != nil {
-					return err
-				}
-			}
+		if err := tx.Put(bucketShortCodes, []byte(next.ShortCode), []byte(next.ID)); err != nil {
+			return err
 		}
-		if old, nw := expiryKey(prev), expiryKey(next); string(old) != string(nw) {
-			if old != nil {
-				if err := tx.Delete(bucketExpiry, old); err != nil {
-					return err
-				}
-			}
-			if nw != nil {
-				if err := tx.Put(bucketExpiry, nw, nil); err != nil {
-					return err
-				}
-			}
-		}
-		for _, e := range entries {
-			if err := audit.Append(tx, next.TenantID, e); err != nil {
+		if countUsage {
+			k := tenant.MonthKey(next.TenantID, next.CreatedAt)
+			n := persistence.ReadU64(tx.Get(tenant.BucketUsage, k))
+			if err := tx.Put(tenant.BucketUsage, k, persistence.U64(n+1)); err != nil {
 				return err
 			}
 		}
-		if len(events) > 0 {
-			for _, o := range d.Outlets {
-				if err := o.Stage(tx, next, events); err != nil {
-					return err
-				}
+	}
+	if old, nw := expiryKey(prev), expiryKey(next); string(old) != string(nw) {
+		if old != nil {
+			if err := tx.Delete(bucketExpiry, old); err != nil {
+				return err
 			}
 		}
-		if extra != nil {
-			return extra(tx)
+		if nw != nil {
+			if err := tx.Put(bucketExpiry, nw, nil); err != nil {
+				return err
+			}
 		}
-		return nil
-	})
+	}
+	for _, e := range entries {
+		if err := audit.Append(tx, next.TenantID, e); err != nil {
+			return err
+		}
+	}
+	if len(events) > 0 {
+		for _, o := range d.Outlets {
+			if err := o.Stage(tx, next, events); err != nil {
+				return err
+			}
+		}
+	}
+	if extra != nil {
+		return extra(tx)
+	}
+	return nil
 }
 
 func tenantPageKey(p *Page) []byte {

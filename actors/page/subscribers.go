@@ -1,5 +1,309 @@
 package page
 
-// fanout hands committed events to the page's live subscribers (SSE, WebSocket).
-// Issue "Real-time" fills this in.
-func (a *Actor) fanout(events []Event) {}
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"folio/actors/fault"
+)
+
+// Live subscribers (SSE and WebSocket clients of the page and comment streams) are
+// kept by the page actor itself: fanout hands every committed event to each of them
+// on the actor's goroutine, in commit order. Each event is encoded ONCE into a Frame
+// whose bytes every subscriber shares; Send never blocks (a subscriber that cannot
+// keep up answers false and is dropped; its client reconnects).
+
+// Subscriber is one live client at the boundary (implemented in transport/stream).
+// Send must not block: it queues the frame or reports false when the subscriber is
+// gone or too far behind, after which the page forgets it. Close ends the client's
+// stream (idempotent, non-blocking): an actor that restarts or stops closes its
+// subscribers, whose clients reconnect (agents replay), instead of leaving them
+// attached to an incarnation that will never send again.
+type Subscriber interface {
+	Send(f *Frame) bool
+	Close()
+}
+
+// Frame is one event encoded once for every stream: JSON is the payload (the SSE
+// data line and the WebSocket text message are the same bytes), SSE the complete
+// server-sent event. Frames are immutable once built.
+type Frame struct {
+	Seq     uint64 // the tenant's event sequence number (the stream id); 0 for control frames
+	Type    string
+	Comment bool   // a comment.* event (the comment stream carries only these)
+	JSON    []byte // nil for SSE-only control lines (keepalive)
+	SSE     []byte
+	// Chunk is SSE framed as one HTTP/1.1 chunk ("<hex size>\r\n" SSE "\r\n"); SSE
+	// is a slice of it, so a stream writing a chunked response sends it as is.
+	Chunk []byte
+}
+
+// Payload is the wire form of an event on every stream and in the agent inbox:
+// {id, type, pageId, timestamp, eventId, data, actor?}. id is the decimal tenant
+// sequence number (the SSE id and Last-Event-ID); eventId is the event's stable id
+// (also used by callbacks).
+type Payload struct {
+	ID        string         `json:"id"`
+	Type      string         `json:"type"`
+	PageID    string         `json:"pageId"`
+	Timestamp string         `json:"timestamp"`
+	EventID   string         `json:"eventId"`
+	Data      map[string]any `json:"data"`
+	Actor     map[string]any `json:"actor,omitempty"`
+}
+
+// StreamID is the id an event carries on the streams: its sequence number, or its
+// event id when it has none (no mailbox outlet).
+func (e *Event) StreamID() string {
+	if e.Seq > 0 {
+		return strconv.FormatUint(e.Seq, 10)
+	}
+	return e.ID
+}
+
+// EncodeEvent is the one encoding of an event's payload (deterministic: map keys are
+// sorted), shared by the live streams and the agent event log.
+func EncodeEvent(e *Event) []byte {
+	data := e.Data
+	if data == nil {
+		data = map[string]any{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(Payload{ID: e.StreamID(), Type: e.Type, PageID: e.PageID,
+		Timestamp: e.At.UTC().Format(time.RFC3339Nano), EventID: e.ID, Data: data, Actor: e.Actor}); err != nil {
+		// Data holds only JSON-safe values built by the actors; keep the stream alive.
+		b, _ := json.Marshal(map[string]any{"id": e.StreamID(), "type": e.Type, "pageId": e.PageID, "eventId": e.ID, "data": map[string]any{}})
+		return b
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// NewFrame frames an encoded payload: the SSE form is "id: <seq>\ndata: <json>\n\n".
+func NewFrame(seq uint64, typ, id string, payload []byte) *Frame {
+	size := len(payload) + 8 // "data: " + "\n\n"
+	if id != "" {
+		size += len(id) + 5 // "id: " + "\n"
+	}
+	f := NewControlFrame(size, func(sse []byte) []byte {
+		if id != "" {
+			sse = append(sse, "id: "...)
+			sse = append(sse, id...)
+			sse = append(sse, '\n')
+		}
+		sse = append(sse, "data: "...)
+		sse = append(sse, payload...)
+		return append(sse, "\n\n"...)
+	})
+	f.Seq, f.Type, f.Comment, f.JSON = seq, typ, strings.HasPrefix(typ, "comment."), payload
+	return f
+}
+
+// NewControlFrame builds a frame of size SSE bytes written by fill (which appends to
+// the slice it gets), laid out inside its HTTP chunk.
+func NewControlFrame(size int, fill func(sse []byte) []byte) *Frame {
+	head := strconv.AppendInt(make([]byte, 0, size+16), int64(size), 16)
+	head = append(head, '\r', '\n')
+	start := len(head)
+	buf := fill(head)
+	if len(buf)-start != size {
+		panic("page: frame size mismatch")
+	}
+	buf = append(buf, '\r', '\n')
+	return &Frame{SSE: buf[start : start+size : start+size], Chunk: buf}
+}
+
+// FrameOf encodes e into a frame.
+func FrameOf(e *Event) *Frame { return NewFrame(e.Seq, e.Type, e.StreamID(), EncodeEvent(e)) }
+
+// ControlFrame is a frame without a stream id (connected, reset): its payload is v.
+func ControlFrame(typ string, v any) *Frame {
+	b, _ := json.Marshal(v)
+	return NewFrame(0, typ, "", b)
+}
+
+// PublicEvent tells whether an event type goes to the page's own streams. Events that
+// carry a viewer's private input or identity (page.viewed, form.submitted) go only to
+// the owning agent (agent stream, inbox, callbacks).
+func PublicEvent(typ string) bool {
+	return typ != "page.viewed" && typ != "form.submitted"
+}
+
+// privateData are the fields of event data that only the owning agent sees: a
+// reviewer's form input and the comment given with an action (action.executed
+// carries them for callbacks). The page's public streams get the event without them.
+var privateData = []string{"form_data", "comment"}
+
+// PublicFrameOf encodes e for the page's public streams: the agent's frame unless its
+// data holds private fields, which are left out.
+func PublicFrameOf(e *Event) *Frame {
+	strip := false
+	for _, k := range privateData {
+		if _, ok := e.Data[k]; ok {
+			strip = true
+		}
+	}
+	if !strip {
+		return FrameOf(e)
+	}
+	pub := *e
+	pub.Data = make(map[string]any, len(e.Data))
+	for k, v := range e.Data {
+		pub.Data[k] = v
+	}
+	for _, k := range privateData {
+		delete(pub.Data, k)
+	}
+	return FrameOf(&pub)
+}
+
+// Viewer is whoever uses a route open to people holding the page link (streams,
+// comment and file reads, uploads, views): TenantID/Agent of the API key presented,
+// empty when none.
+type Viewer struct {
+	TenantID string
+	Agent    string
+}
+
+// owns tells whether v holds an API key of the page's tenant.
+func (a *Actor) owns(v Viewer) bool { return v.TenantID != "" && v.TenantID == a.page.TenantID }
+
+// visible applies the page's access policy to a reader (DESIGN.md §5): the owner's
+// key reads everything; otherwise drafts and revoked pages do not exist (404), and an
+// `authenticated` page needs a credential (401 without one; another tenant's key is
+// 404, never 403). Sessions do not exist yet, so that credential is the owner's key.
+func (a *Actor) visible(v Viewer) error {
+	if a.owns(v) {
+		return nil
+	}
+	p := a.page
+	if p.Status == Draft || p.Status == Revoked {
+		return fault.Missing("page", a.id)
+	}
+	if p.Access.Mode == "authenticated" {
+		if v.TenantID == "" {
+			return fault.New(fault.Unauthorized, "this page requires a credential: send an API key of the page's tenant", nil)
+		}
+		return fault.Missing("page", a.id)
+	}
+	return nil
+}
+
+// Subscribe registers a live subscriber for the page's events (Comments: comment
+// events only). It answers *Subscribed or an access error.
+type Subscribe struct {
+	Viewer
+	Sub      Subscriber
+	Comments bool
+}
+
+// Unsubscribe forgets a subscriber whose client went away (unknown ones are fine).
+type Unsubscribe struct{ Sub Subscriber }
+
+// Subscribed answers Subscribe: from now on every committed event reaches the
+// subscriber, in commit order.
+type Subscribed struct {
+	PageID string
+	Status string
+}
+
+func (m *Subscribe) public()   {}
+func (m *Unsubscribe) public() {}
+
+func (m *Subscribe) run(a *Actor) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	if m.Sub == nil {
+		return fault.New(fault.Invalid, "no subscriber", nil)
+	}
+	a.subs.add(m.Sub, m.Comments)
+	return &Subscribed{PageID: a.id, Status: a.page.Status}
+}
+
+func (m *Unsubscribe) run(a *Actor) any {
+	a.subs.remove(m.Sub)
+	return nil
+}
+
+// subscribers is the page actor's set of live subscribers (touched only by the
+// actor's goroutine). Order does not matter; removal is O(1).
+type subscribers struct {
+	list []subscription
+	at   map[Subscriber]int
+}
+
+type subscription struct {
+	sub      Subscriber
+	comments bool
+}
+
+func (s *subscribers) live() bool { return len(s.list) > 0 }
+
+// closeAll ends every subscriber's stream and forgets them all.
+func (s *subscribers) closeAll() {
+	for _, x := range s.list {
+		x.sub.Close()
+	}
+	s.list, s.at = nil, nil
+}
+
+func (s *subscribers) add(sub Subscriber, comments bool) {
+	if s.at == nil {
+		s.at = map[Subscriber]int{}
+	}
+	if i, ok := s.at[sub]; ok {
+		s.list[i].comments = comments
+		return
+	}
+	s.at[sub] = len(s.list)
+	s.list = append(s.list, subscription{sub: sub, comments: comments})
+}
+
+func (s *subscribers) remove(sub Subscriber) {
+	i, ok := s.at[sub]
+	if !ok {
+		return
+	}
+	last := len(s.list) - 1
+	if i != last {
+		s.list[i] = s.list[last]
+		s.at[s.list[i].sub] = i
+	}
+	s.list[last] = subscription{}
+	s.list = s.list[:last]
+	delete(s.at, sub)
+}
+
+// fanout hands committed events to the page's live subscribers: each event is
+// encoded once, then offered to every subscriber without blocking; one that refuses
+// is dropped at once, so a slow client never delays the page or anyone else.
+func (a *Actor) fanout(events []Event) {
+	if !a.subs.live() {
+		return
+	}
+	var dropped []Subscriber
+	for i := range events {
+		e := &events[i]
+		if !PublicEvent(e.Type) {
+			continue
+		}
+		f := PublicFrameOf(e)
+		for _, s := range a.subs.list {
+			if s.comments && !f.Comment {
+				continue
+			}
+			if !s.sub.Send(f) {
+				dropped = append(dropped, s.sub)
+			}
+		}
+		for _, d := range dropped {
+			a.subs.remove(d)
+		}
+		dropped = dropped[:0]
+	}
+}

@@ -23,6 +23,9 @@ type Limits struct {
 	Tags         int
 	TagChars     int
 	Actions      int
+	// AllowPrivateCallbacks silences the publish-time warning for callback and
+	// notification targets on private addresses (--allow-private-callbacks).
+	AllowPrivateCallbacks bool
 }
 
 // DefaultLimits are the documented defaults.
@@ -135,6 +138,11 @@ func apply(p *Page, req *Request, creating bool, lim Limits, now time.Time) ([]s
 		}
 		*raw.dst = append(json.RawMessage(nil), raw.val...)
 	}
+	w, err := checkDelivery(p, req, lim) // on_action, notify, approval_chain, decisions (onaction.go)
+	if err != nil {
+		return nil, err
+	}
+	warnings = append(warnings, w...)
 	if req.ExpiresAt != nil {
 		at, err := futureTime("expires_at", *req.ExpiresAt, now)
 		if err != nil {

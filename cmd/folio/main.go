@@ -18,8 +18,10 @@ func main() {
 		err = serve(args)
 	case "bench":
 		err = runBench(args)
+	case "admin":
+		err = runAdmin(args, os.Stdout)
 	case "help":
-		fmt.Println("usage: folio [serve|bench] [flags]   (folio serve -h, folio bench -h list the flags)")
+		fmt.Println("usage: folio [serve|bench|admin] [flags]   (folio serve -h, folio bench -h list the flags; folio admin help)")
 	default:
 		err = fmt.Errorf("unknown command %q (try: folio serve)", cmd)
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"folio/actors/tenant"
 	"folio/transport/server"
 )
 
@@ -25,6 +26,13 @@ func env(name, def string) string {
 func envDuration(name string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(env(name, "")); err == nil {
 		return d
+	}
+	return def
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(env(name, "")); err == nil {
+		return n
 	}
 	return def
 }
@@ -48,11 +56,31 @@ func serve(args []string) error {
 	fs.StringVar(&c.DefaultPlan, "default-plan", env("FOLIO_DEFAULT_PLAN", "free"), "plan of new tenants: free, pro, enterprise (FOLIO_DEFAULT_PLAN)")
 	fs.DurationVar(&c.DefaultTTL, "default-ttl", envDuration("FOLIO_DEFAULT_TTL", 7*24*time.Hour), "default page lifetime (FOLIO_DEFAULT_TTL)")
 	fs.BoolVar(&c.AllowPrivateCallbacks, "allow-private-callbacks", envBool("FOLIO_ALLOW_PRIVATE_CALLBACKS", false), "allow callbacks to private and loopback addresses (FOLIO_ALLOW_PRIVATE_CALLBACKS)")
+	fs.StringVar(&c.SMTPAddr, "smtp-addr", env("FOLIO_SMTP_ADDR", ""), "SMTP server host:port for e-mail notifications; empty: log them and write <data>/outbox/mail (FOLIO_SMTP_ADDR)")
+	fs.StringVar(&c.SMTPFrom, "smtp-from", env("FOLIO_SMTP_FROM", "Folio <folio@localhost>"), "From address of e-mail notifications (FOLIO_SMTP_FROM)")
+	fs.StringVar(&c.SMTPUser, "smtp-user", env("FOLIO_SMTP_USER", ""), "SMTP user name; AUTH PLAIN when set (FOLIO_SMTP_USER)")
+	fs.StringVar(&c.SMTPPassword, "smtp-password", env("FOLIO_SMTP_PASSWORD", ""), "SMTP password (FOLIO_SMTP_PASSWORD)")
 	fs.Int64Var(&c.MaxBody, "max-body", 1<<20, "largest request body in bytes")
+	fs.BoolVar(&c.EnforceLimits, "enforce-limits", envBool("FOLIO_ENFORCE_LIMITS", true), "enforce plan request rates, per-address limits and monthly page quotas (FOLIO_ENFORCE_LIMITS)")
+	planSpecs := fs.String("plan", env("FOLIO_PLANS", ""), "override plans: name=requests_per_minute/pages_per_month[,…], 0 = unlimited, e.g. enterprise=6000/100000 (FOLIO_PLANS)")
+	fs.IntVar(&c.AnonPerMinute, "anon-rpm", envInt("FOLIO_ANON_RPM", 120), "unauthenticated requests per minute per client address (FOLIO_ANON_RPM)")
+	fs.IntVar(&c.RegisterPerMinute, "register-rpm", envInt("FOLIO_REGISTER_RPM", 10), "agent registrations per minute per client address (FOLIO_REGISTER_RPM)")
+	fs.StringVar(&c.AdminToken, "admin-token", env("FOLIO_ADMIN_TOKEN", ""), "enable the /v1/admin endpoints for this bearer token (FOLIO_ADMIN_TOKEN)")
+	fs.DurationVar(&c.Keepalive, "keepalive", envDuration("FOLIO_KEEPALIVE", 30*time.Second), "SSE keepalive comment and WebSocket ping interval (FOLIO_KEEPALIVE)")
+	fs.IntVar(&c.AgentRetention, "agent-retention", envInt("FOLIO_AGENT_RETENTION", 10000), "agent events kept per tenant for replay and the inbox (FOLIO_AGENT_RETENTION)")
+	fs.DurationVar(&c.AgentRetentionAge, "agent-retention-age", envDuration("FOLIO_AGENT_RETENTION_AGE", 30*24*time.Hour), "agent events older than this are dropped (FOLIO_AGENT_RETENTION_AGE)")
+	fs.Int64Var(&c.MaxUpload, "max-upload", int64(envInt("FOLIO_MAX_UPLOAD", 25<<20)), "largest file upload in bytes (FOLIO_MAX_UPLOAD)")
 	logLevel := fs.String("log-level", env("FOLIO_LOG_LEVEL", "info"), "debug, info, warn, error (FOLIO_LOG_LEVEL)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (FOLIO_PPROF)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *planSpecs != "" {
+		plans, err := tenant.ParsePlanSpecs(*planSpecs)
+		if err != nil {
+			return fmt.Errorf("--plan: %w", err)
+		}
+		c.PlanLimits = plans
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {

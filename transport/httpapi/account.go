@@ -158,14 +158,12 @@ func (s *Server) getTenant(w http.ResponseWriter, r *http.Request, _ httprouter.
 		s.writeError(w, r, err)
 		return
 	}
-	plan := tenant.Plans[v.Tenant.Plan]
-	var limit any = plan.PagesPerMonth
-	if plan.PagesPerMonth == 0 {
-		limit = nil // unlimited
-	}
+	// pages_this_month counts live pages only (the page actor counts them in the
+	// creation commit); pages_limit is the effective limit, null when unlimited.
+	plan := s.planLimits(v.Tenant)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"tenant_id": v.Tenant.ID, "name": v.Tenant.Name, "plan": v.Tenant.Plan,
-		"usage": map[string]any{"pages_this_month": v.PagesThisMonth, "pages_limit": limit},
+		"usage": map[string]any{"pages_this_month": v.PagesThisMonth, "pages_limit": unlimitedAsNull(plan.PagesPerMonth)},
 	})
 }
 

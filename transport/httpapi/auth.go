@@ -23,7 +23,10 @@ func (s *Server) requireKey(h authed) httprouter.Handle {
 			s.writeError(w, r, fault.New(fault.Unauthorized, "an API key is required: send Authorization: Bearer sk_live_…", nil))
 			return
 		}
-		who, ok := s.keys.Authenticate(token)
+		who, ok := principalFrom(r) // already authenticated by the rate-limit guard
+		if !ok {
+			who, ok = s.keys.Authenticate(token)
+		}
 		if !ok {
 			s.writeError(w, r, fault.New(fault.Unauthorized, "the API key is invalid or was revoked", nil))
 			return

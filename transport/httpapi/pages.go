@@ -41,13 +41,24 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, who tenant.Princ
 // createFrom creates a page from an already decoded request (also used by the
 // template and protocol routes).
 func (s *Server) createFrom(w http.ResponseWriter, r *http.Request, who tenant.Principal, req *page.Request, publish bool) {
+	s.createWith(w, r, who, req, publish, nil)
+}
+
+// createWith is createFrom with advisory warnings of the caller's (a translator's,
+// a template's) listed before the page's own.
+func (s *Server) createWith(w http.ResponseWriter, r *http.Request, who tenant.Principal, req *page.Request, publish bool, warnings []string) {
+	quota, ok := s.reserveQuota(w, r, who, 1) // the monthly quota (tenancy.go)
+	if !ok {
+		return
+	}
 	res, err := s.askPage(ids.New("pg"), &page.Create{Caller: callerOf(who), Req: req, Publish: publish})
+	quota.settle(err)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	p := res.Page
-	out := map[string]any{"pageId": p.ID, "status": p.Status, "createdAt": p.CreatedAt, "warnings": warningsOrEmpty(res.Warnings)}
+	out := map[string]any{"pageId": p.ID, "status": p.Status, "createdAt": p.CreatedAt, "warnings": warningsOrEmpty(append(warnings, res.Warnings...))}
 	if publish {
 		out["pageUrl"] = s.pageURL(p.ID)
 		out["shortUrl"] = s.shortURL(p.ShortCode)

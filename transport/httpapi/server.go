@@ -58,6 +58,7 @@ type Server struct {
 	router      *httprouter.Router
 	routesMu    sync.Mutex
 	registered  []string // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
+	tenancy     *tenancy // rate limits, quotas, inbox (tenancy.go); nil until MountTenancy
 }
 
 // New builds the server and its routes.
@@ -108,7 +109,7 @@ func (s *Server) Handle(method, path string, h httprouter.Handle) {
 	s.routesMu.Lock()
 	s.registered = append(s.registered, method+" "+openapiPath(path))
 	s.routesMu.Unlock()
-	s.router.Handle(method, path, s.metrics.observe(method, path, h))
+	s.router.Handle(method, path, s.metrics.observe(method, path, s.guard(path, h)))
 }
 
 // Routes lists every registered route as "METHOD /path/{param}" (OpenAPI style).

@@ -1,6 +1,56 @@
 package server
 
-import "folio/actors/page"
+import (
+	"fmt"
+	"time"
 
-// realtimeArea wires issue "Realtime" into the node.
-func (n *Node) realtimeArea(pd *page.Deps) area { return area{} }
+	"github.com/prometheus/client_golang/prometheus"
+
+	"folio/actors/mailbox"
+	"folio/actors/page"
+	"folio/actors/registry"
+	"folio/persistence"
+	"folio/transport/httpapi"
+	"folio/transport/stream"
+)
+
+// realtimeArea wires issue "Real-time" into the node: the agent mailbox (its outlet
+// writes every page event to the tenant's log inside the page's commit, and one
+// MailboxActor per tenant pushes them to agent-stream subscribers), the stream hub
+// (SSE and WebSocket writers for the page, comment and agent streams), the blob
+// store for files, and the routes for comments, files and views. The retention
+// sweep runs every minute; the hub closes every stream when the node closes.
+func (n *Node) realtimeArea(pd *page.Deps) area {
+	cfg := n.Config
+	retention := mailbox.DefaultRetention
+	if cfg.AgentRetention > 0 {
+		retention.MaxEvents = cfg.AgentRetention
+	}
+	if cfg.AgentRetentionAge > 0 {
+		retention.MaxAge = cfg.AgentRetentionAge
+	}
+	md := &mailbox.Deps{Store: n.Store, Now: cfg.Now, Retention: retention, Idle: cfg.IdleAfter, Log: cfg.Log}
+	mailboxes := registry.Start(n.System, "mailboxes", mailbox.NewProducer(md), 10*time.Second, registry.Hooks{})
+	hub := stream.NewHub(stream.Options{Keepalive: cfg.Keepalive})
+	n.Registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_stream_subscribers", Help: "Open SSE and WebSocket stream connections."},
+			func() float64 { return float64(hub.Subscribers()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "folio_stream_frames_delivered_total", Help: "Event frames written to stream clients."},
+			func() float64 { return float64(hub.Delivered()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "folio_stream_dropped_total", Help: "Stream clients disconnected for falling behind."},
+			func() float64 { return float64(hub.Dropped()) }),
+	)
+	blobs, blobErr := persistence.OpenBlobs(n.Store, cfg.DataDir)
+	salt, saltErr := n.Store.Secret("view-salt")
+	return area{
+		outlets: []page.Outlet{&mailbox.Outlet{Retention: retention, Mailboxes: mailboxes}},
+		mount: func(api *httpapi.Server) {
+			if blobErr != nil || saltErr != nil {
+				panic(fmt.Sprintf("realtime: open blob store: %v %v", blobErr, saltErr))
+			}
+			api.MountRealtime(httpapi.RealtimeDeps{Hub: hub, Mailboxes: mailboxes, Blobs: blobs, MaxUpload: cfg.MaxUpload, ViewSalt: salt})
+		},
+		run:   func(stop <-chan struct{}) { mailbox.RunRetention(md, time.Minute, stop) },
+		close: hub.Close,
+	}
+}

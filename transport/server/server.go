@@ -42,6 +42,32 @@ type Config struct {
 	ExpiryEvery           time.Duration
 	Now                   func() time.Time
 	Log                   *slog.Logger
+
+	// Tenancy: plans, rate limits, quotas, operators (transport/server/tenancy.go).
+	// EnforceLimits turns on per-tenant and per-address request rates and the monthly
+	// page quota; the binary enables it by default (--enforce-limits), the zero
+	// Config (embedded nodes, tests) counts usage but limits nothing.
+	EnforceLimits     bool
+	PlanLimits        map[string]tenant.Plan // server-wide plan overrides by name (--plan)
+	AnonPerMinute     int                    // unauthenticated requests per client address per minute (120)
+	RegisterPerMinute int                    // registrations per client address per minute (10)
+	LimiterEntries    int                    // buckets each limiter keeps in memory at most (100,000)
+	AdminToken        string                 // enables /v1/admin/* (--admin-token); empty: not mounted
+
+	// Delivery: callbacks and notifications (transport/server/delivery.go).
+	// Without SMTPAddr e-mail notifications go to the log and <data>/outbox/mail.
+	SMTPAddr         string          // --smtp-addr host:port
+	SMTPFrom         string          // --smtp-from (default "Folio <folio@localhost>")
+	SMTPUser         string          // --smtp-user; AUTH PLAIN when set
+	SMTPPassword     string          // --smtp-password
+	CallbackSchedule []time.Duration // default retry delays (tests shorten them); nil: 1m 5m 30m 2h 12h
+	CallbackTimeout  time.Duration   // one attempt (default 30 s)
+
+	// Real-time: streams, agent mailbox, comments, files, views (transport/server/realtime.go).
+	Keepalive         time.Duration // SSE `: keepalive` and WebSocket ping interval (30 s; --keepalive)
+	AgentRetention    int           // agent events kept per tenant (10,000; --agent-retention)
+	AgentRetentionAge time.Duration // agent events older than this are dropped (720h; --agent-retention-age)
+	MaxUpload         int64         // largest file upload in bytes (25 MiB; --max-upload)
 }
 
 // Defaults fills zero fields.
@@ -150,6 +176,7 @@ func Open(cfg Config) (*Node, error) {
 	for _, a := range n.areas {
 		pageDeps.Outlets = append(pageDeps.Outlets, a.outlets...)
 	}
+	pageDeps.Outlets = append(pageDeps.Outlets, newEventCounter(reg))
 	n.API = httpapi.New(httpapi.Config{
 		Store: store, Pages: n.Pages, Tenants: n.Tenants, Keys: n.Keys, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},

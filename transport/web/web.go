@@ -10,6 +10,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"folio/actors/ids"
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
@@ -60,7 +61,8 @@ func (v *viewer) page(w http.ResponseWriter, r *http.Request, ps httprouter.Para
 		return
 	}
 	p := pr.Page
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'")
+	nonce := ids.Random(22) // the viewer's one inline script (view count, live updates)
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; script-src 'nonce-"+nonce+"'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	status := page.EffectiveStatus(p, v.c.Now())
@@ -88,7 +90,8 @@ func (v *viewer) page(w http.ResponseWriter, r *http.Request, ps httprouter.Para
 		}
 		bs[i] = bv
 	}
-	_ = viewTmpl.Execute(w, map[string]any{"Title": p.Title, "Summary": p.Summary, "Status": status, "Blocks": bs, "Actions": p.Actions})
+	_ = viewTmpl.Execute(w, map[string]any{"Title": p.Title, "Summary": p.Summary, "Status": status, "Blocks": bs, "Actions": p.Actions,
+		"Live": map[string]string{"Nonce": nonce, "PageID": p.ID}})
 }
 
 // html/template escapes every value: nothing an agent sends is interpreted as markup.
@@ -102,4 +105,13 @@ button{margin-right:.5rem;padding:.4rem 1rem}</style></head>
 <body><h1>{{.Title}}</h1><p><span class="status">{{.Status}}</span></p>{{with .Summary}}<p>{{.}}</p>{{end}}
 {{range .Blocks}}<section data-type="{{.Type}}">{{with .Title}}<h3>{{.}}</h3>{{end}}{{with .Text}}<p>{{.}}</p>{{end}}{{with .JSON}}<pre>{{.}}</pre>{{end}}</section>{{end}}
 {{with .Actions}}<div class="actions">{{range .}}<button data-action="{{.ActionID}}" disabled>{{.Label}}</button>{{end}}</div>{{end}}
+{{with .Live}}<p id="live" hidden>This page has changed. <a href="">Reload</a></p>
+<script nonce="{{.Nonce}}">(function(){var id={{.PageID}},base="/v1/pages/"+encodeURIComponent(id);
+fetch("/internal/pages/"+encodeURIComponent(id)+"/view",{method:"POST"}).catch(function(){});
+if(!window.EventSource)return;var es=new EventSource(base+"/events");
+var states={"page.completed":"completed","page.expired":"expired","page.revoked":"revoked","page.renewed":"active","page.published":"active"};
+es.onmessage=function(e){var m;try{m=JSON.parse(e.data)}catch(x){return}
+if(m.type==="connected"||/^(comment|file)\./.test(m.type))return;
+var s=document.querySelector(".status");if(states[m.type]&&s){s.textContent=states[m.type];return}
+document.getElementById("live").hidden=false};})();</script>{{end}}
 </body></html>`))

@@ -1,0 +1,208 @@
+package mailbox
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"folio/actors/page"
+	"folio/actors/registry"
+	"folio/persistence"
+)
+
+// Deps are what every MailboxActor shares.
+type Deps struct {
+	Store     *persistence.Store
+	Now       func() time.Time
+	Retention Retention
+	Idle      time.Duration
+	Log       *slog.Logger
+}
+
+// Committed tells a tenant's mailbox that these events (with their sequence numbers)
+// are durable. Messages from different pages may arrive out of sequence order; the
+// mailbox reads any gap from the log, so it pushes every event exactly once, in order.
+type Committed struct{ Events []page.Event }
+
+// Subscribe registers a live agent-stream subscriber. The reply *Subscribed carries
+// the snapshot: every event with seq <= Snapshot is in the log (replay those), every
+// later one reaches the subscriber live, in order, exactly once.
+type Subscribe struct{ Sub page.Subscriber }
+
+// Subscribed answers Subscribe.
+type Subscribed struct{ Snapshot uint64 }
+
+// Unsubscribe forgets a subscriber (unknown ones are fine).
+type Unsubscribe struct{ Sub page.Subscriber }
+
+// Ack acknowledges one event by its stream id or eventId (idempotent); the reply is
+// nil or ErrNotFound.
+type Ack struct{ Ref string }
+
+// Actor is one tenant's mailbox. pushed is the highest sequence number handed to live
+// subscribers (or known committed while nobody listened); it only grows.
+type Actor struct {
+	tenant string
+	deps   *Deps
+	pushed uint64
+	loaded bool
+	subs   map[page.Subscriber]struct{}
+	idle   *registry.Idle
+}
+
+// NewProducer makes mailbox actors (one per tenant id) for a registry.
+func NewProducer(d *Deps) registry.Producer {
+	return func(id string) actor.Actor {
+		return &Actor{tenant: id, deps: d, subs: map[page.Subscriber]struct{}{}, idle: registry.NewIdle(d.Idle)}
+	}
+}
+
+// closeSubscribers ends every live stream of this incarnation.
+func (a *Actor) closeSubscribers() {
+	for s := range a.subs {
+		s.Close()
+	}
+	clear(a.subs)
+}
+
+// errInternal answers a request whose handling panicked.
+var errInternal = errors.New("mailbox: internal error")
+
+// Receive is the actor's single entry point.
+func (a *Actor) Receive(ctx actor.Context) {
+	if len(a.subs) > 0 {
+		a.idle.Touch() // a mailbox with live subscribers never passivates
+	}
+	if a.idle.Handle(ctx, a.tenant) {
+		return
+	}
+	a.idle.Touch()
+	defer func() {
+		if p := recover(); p != nil {
+			if ctx.Sender() != nil {
+				ctx.Respond(errInternal)
+			}
+			panic(p)
+		}
+	}()
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		a.idle.Start(ctx)
+		return
+	case *actor.Stopping:
+		a.idle.Stop()
+		a.closeSubscribers()
+		return
+	case *actor.Restarting:
+		// A fresh incarnation replaces this one; its subscribers reconnect and replay.
+		a.closeSubscribers()
+		return
+	case *actor.Stopped:
+		return
+	}
+	if !a.loaded {
+		last, err := Last(a.deps.Store, a.tenant)
+		if err != nil {
+			a.reply(ctx, fmt.Errorf("mailbox: load %s: %w", a.tenant, err))
+			return
+		}
+		a.pushed, a.loaded = last, true
+	}
+	switch m := ctx.Message().(type) {
+	case *Committed:
+		a.committed(m.Events)
+	case *Subscribe:
+		if m.Sub != nil {
+			a.subs[m.Sub] = struct{}{}
+		}
+		a.reply(ctx, &Subscribed{Snapshot: a.pushed})
+	case *Unsubscribe:
+		delete(a.subs, m.Sub)
+		a.reply(ctx, nil)
+	case *Ack:
+		if err := ack(a.deps.Store, a.tenant, m.Ref); err != nil {
+			a.reply(ctx, err)
+			return
+		}
+		a.reply(ctx, &Acked{})
+	}
+}
+
+// Acked answers a successful Ack.
+type Acked struct{}
+
+func (a *Actor) reply(ctx actor.Context, v any) {
+	if ctx.Sender() != nil {
+		ctx.Respond(v)
+	}
+}
+
+// committed pushes every event after pushed, up to the newest one in events, to the
+// live subscribers in sequence order. The common case (events continue right after
+// pushed) uses the events at hand; a gap (another page's message is still on its
+// way) is filled from the log, which already holds it because the newest sequence
+// number in events is committed, and so is everything before it.
+func (a *Actor) committed(events []page.Event) {
+	var newest uint64
+	for i := range events {
+		if events[i].Seq > newest {
+			newest = events[i].Seq
+		}
+	}
+	if newest <= a.pushed {
+		return
+	}
+	if len(a.subs) == 0 {
+		a.pushed = newest
+		return
+	}
+	next := a.pushed + 1
+	contiguous := true
+	for i := range events {
+		s := events[i].Seq
+		if s <= a.pushed {
+			continue
+		}
+		if s != next {
+			contiguous = false
+			break
+		}
+		next++
+	}
+	if contiguous {
+		for i := range events {
+			if events[i].Seq > a.pushed {
+				a.push(page.FrameOf(&events[i]))
+			}
+		}
+		return
+	}
+	for a.pushed < newest {
+		chunk, err := Read(a.deps.Store, a.tenant, a.pushed, newest, 512)
+		if err != nil || len(chunk) == 0 {
+			if err != nil && a.deps.Log != nil {
+				a.deps.Log.Error("mailbox: read log", slog.String("tenant", a.tenant), slog.Any("err", err))
+			}
+			a.pushed = newest // retention removed them: subscribers resync on reconnect
+			return
+		}
+		for _, s := range chunk {
+			a.push(s.Frame())
+		}
+	}
+}
+
+// push hands one frame to every subscriber; one that refuses is dropped.
+func (a *Actor) push(f *page.Frame) {
+	for s := range a.subs {
+		if !s.Send(f) {
+			delete(a.subs, s)
+		}
+	}
+	if f.Seq > a.pushed {
+		a.pushed = f.Seq
+	}
+}

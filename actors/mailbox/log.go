@@ -1,0 +1,409 @@
+// Package mailbox is the AgentMailbox: per tenant, the durable log of agent-targeted
+// events (every event of the tenant's pages) with a strictly increasing sequence
+// number, the unacknowledged inbox over it, and the live agent-stream subscribers.
+//
+// The log is written by the Outlet inside each page's commit transaction (so an event
+// exists exactly when the change that caused it does); one MailboxActor per tenant
+// pushes committed events to live subscribers in sequence order.
+package mailbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"folio/actors/page"
+	"folio/persistence"
+)
+
+// Buckets owned by the mailbox. Keys are tenant 0x00 seq(8) so a tenant's log, its
+// unacknowledged index and a page's events are range scans in sequence order.
+const (
+	bucketEvents  = "agent_events"    // tenant 0x00 seq -> record (JSON)
+	bucketUnacked = "agent_unacked"   // tenant 0x00 seq -> present, while unacknowledged
+	bucketByPage  = "agent_by_page"   // tenant 0x00 pageId 0x00 seq -> nil
+	bucketByID    = "agent_event_ids" // eventId -> tenant 0x00 seq
+	bucketSeq     = "agent_seq"       // tenant -> last seq (U64)
+	bucketPending = "agent_unacked_n" // tenant -> number of unacknowledged events (U64)
+)
+
+// record is one stored agent event. Payload is the exact wire payload (page.EncodeEvent)
+// so replays and inbox reads serve the same bytes the live stream sent.
+type record struct {
+	V       int             `json:"v"`
+	PageID  string          `json:"page_id"`
+	EventID string          `json:"event_id"`
+	Type    string          `json:"type"`
+	At      int64           `json:"at"` // unix nanoseconds
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Retention bounds each tenant's log: at most MaxEvents events, none older than
+// MaxAge (0 = no age bound). Older events leave the log, the inbox and replay.
+type Retention struct {
+	MaxEvents int
+	MaxAge    time.Duration
+}
+
+// DefaultRetention keeps 10,000 events per tenant for 30 days.
+var DefaultRetention = Retention{MaxEvents: 10000, MaxAge: 30 * 24 * time.Hour}
+
+// ErrNotFound is an unknown (or no longer retained) event id.
+var ErrNotFound = errors.New("mailbox: no such event")
+
+// present marks an index row (Tx.Get returns nil for an empty value).
+var present = []byte{1}
+
+func seqKey(tenant string, seq uint64) []byte {
+	return persistence.Key([]byte(tenant), persistence.U64(seq))
+}
+
+func pageKey(tenant, pageID string, seq uint64) []byte {
+	return persistence.Key([]byte(tenant), []byte(pageID), persistence.U64(seq))
+}
+
+func tenantPrefix(tenant string) []byte { return append([]byte(tenant), 0) }
+
+func seqOf(k []byte) uint64 { return persistence.ReadU64(k[len(k)-8:]) }
+
+// stage appends events to their tenants' logs inside tx: each gets the next sequence
+// number of its tenant (written to events[i].Seq), its record, its inbox and page
+// index rows; then the oldest rows beyond the retention count are trimmed. It is a
+// pure function of tx (it may run more than once).
+func stage(tx *persistence.Tx, r Retention, events []page.Event) error {
+	for i := range events {
+		e := &events[i]
+		if e.TenantID == "" {
+			continue
+		}
+		t := []byte(e.TenantID)
+		seq := persistence.ReadU64(tx.Get(bucketSeq, t)) + 1
+		e.Seq = seq
+		rec, err := json.Marshal(record{V: 1, PageID: e.PageID, EventID: e.ID, Type: e.Type, At: e.At.UnixNano(), Payload: page.EncodeEvent(e)})
+		if err != nil {
+			return err
+		}
+		k := seqKey(e.TenantID, seq)
+		if err := tx.Put(bucketEvents, k, rec); err != nil {
+			return err
+		}
+		if err := tx.Put(bucketUnacked, k, present); err != nil {
+			return err
+		}
+		if err := tx.Put(bucketByPage, pageKey(e.TenantID, e.PageID, seq), nil); err != nil {
+			return err
+		}
+		if e.ID != "" {
+			if err := tx.Put(bucketByID, []byte(e.ID), k); err != nil {
+				return err
+			}
+		}
+		if err := addPending(tx, t, 1); err != nil {
+			return err
+		}
+		if err := tx.Put(bucketSeq, t, persistence.U64(seq)); err != nil {
+			return err
+		}
+		if r.MaxEvents > 0 && seq > uint64(r.MaxEvents) {
+			if err := drop(tx, e.TenantID, seq-uint64(r.MaxEvents)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func addPending(tx *persistence.Tx, tenant []byte, delta int) error {
+	n := int64(persistence.ReadU64(tx.Get(bucketPending, tenant))) + int64(delta)
+	if n < 0 {
+		n = 0
+	}
+	return tx.Put(bucketPending, tenant, persistence.U64(uint64(n)))
+}
+
+// drop removes one event (if still there) with its index rows.
+func drop(tx *persistence.Tx, tenant string, seq uint64) error {
+	k := seqKey(tenant, seq)
+	raw := tx.Get(bucketEvents, k)
+	if raw == nil {
+		return nil
+	}
+	var rec record
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return err
+	}
+	if tx.Get(bucketUnacked, k) != nil {
+		if err := tx.Delete(bucketUnacked, k); err != nil {
+			return err
+		}
+		if err := addPending(tx, []byte(tenant), -1); err != nil {
+			return err
+		}
+	}
+	if err := tx.Delete(bucketByPage, pageKey(tenant, rec.PageID, seq)); err != nil {
+		return err
+	}
+	if rec.EventID != "" {
+		if err := tx.Delete(bucketByID, []byte(rec.EventID)); err != nil {
+			return err
+		}
+	}
+	return tx.Delete(bucketEvents, k)
+}
+
+// Last is the tenant's newest committed sequence number (0 when none).
+func Last(store *persistence.Store, tenant string) (uint64, error) {
+	var last uint64
+	err := store.View(func(tx *persistence.Tx) error {
+		last = persistence.ReadU64(tx.Get(bucketSeq, []byte(tenant)))
+		return nil
+	})
+	return last, err
+}
+
+// Stored is one event read back from the log.
+type Stored struct {
+	Seq     uint64
+	Type    string
+	PageID  string
+	Payload []byte
+	Acked   bool
+}
+
+// Frame frames a stored event exactly as the live stream did.
+func (s Stored) Frame() *page.Frame {
+	return page.NewFrame(s.Seq, s.Type, strconv.FormatUint(s.Seq, 10), s.Payload)
+}
+
+// WithAck is the payload with "acknowledged" added (inbox and page listings).
+func (s Stored) WithAck() json.RawMessage {
+	p := bytes.TrimRight(s.Payload, " \n")
+	if len(p) < 2 || p[len(p)-1] != '}' {
+		return json.RawMessage(p)
+	}
+	out := make([]byte, 0, len(p)+24)
+	out = append(out, p[:len(p)-1]...)
+	if s.Acked {
+		out = append(out, `,"acknowledged":true}`...)
+	} else {
+		out = append(out, `,"acknowledged":false}`...)
+	}
+	return out
+}
+
+func decode(k, v []byte) (Stored, error) {
+	var rec record
+	if err := json.Unmarshal(v, &rec); err != nil {
+		return Stored{}, err
+	}
+	return Stored{Seq: seqOf(k), Type: rec.Type, PageID: rec.PageID, Payload: rec.Payload}, nil
+}
+
+// Read returns up to limit events of tenant with after < seq <= upto, in order.
+// Callers replaying a long range read it in chunks (no read transaction is held
+// while they write to the network).
+func Read(store *persistence.Store, tenant string, after, upto uint64, limit int) ([]Stored, error) {
+	var out []Stored
+	if upto <= after {
+		return nil, nil
+	}
+	err := store.View(func(tx *persistence.Tx) error {
+		var derr error
+		tx.ScanRange(bucketEvents, seqKey(tenant, after+1), seqKey(tenant, upto+1), func(k, v []byte) bool {
+			s, err := decode(k, v)
+			if err != nil {
+				derr = err
+				return false
+			}
+			out = append(out, s)
+			return len(out) < limit
+		})
+		return derr
+	})
+	return out, err
+}
+
+// Pending is the number of unacknowledged events of tenant.
+func Pending(store *persistence.Store, tenant string) (int, error) {
+	var n uint64
+	err := store.View(func(tx *persistence.Tx) error {
+		n = persistence.ReadU64(tx.Get(bucketPending, []byte(tenant)))
+		return nil
+	})
+	return int(n), err
+}
+
+// Inbox lists tenant's unacknowledged events, oldest first, with their total.
+func Inbox(store *persistence.Store, tenant string, limit, offset int) ([]Stored, int, error) {
+	out := []Stored{}
+	total := 0
+	err := store.View(func(tx *persistence.Tx) error {
+		total = int(persistence.ReadU64(tx.Get(bucketPending, []byte(tenant))))
+		skipped := 0
+		var derr error
+		tx.Scan(bucketUnacked, tenantPrefix(tenant), false, func(k, _ []byte) bool {
+			if skipped < offset {
+				skipped++
+				return true
+			}
+			v := tx.Get(bucketEvents, k)
+			if v == nil {
+				return true
+			}
+			s, err := decode(k, v)
+			if err != nil {
+				derr = err
+				return false
+			}
+			out = append(out, s)
+			return len(out) < limit
+		})
+		return derr
+	})
+	return out, total, err
+}
+
+// ByPage lists the retained events of one page of tenant, oldest first, with their
+// total and acknowledgement state.
+func ByPage(store *persistence.Store, tenant, pageID string, limit, offset int) ([]Stored, int, error) {
+	out := []Stored{}
+	total := 0
+	err := store.View(func(tx *persistence.Tx) error {
+		var derr error
+		tx.Scan(bucketByPage, persistence.Key([]byte(tenant), []byte(pageID), nil), false, func(k, _ []byte) bool {
+			total++
+			if total <= offset || len(out) >= limit {
+				return true
+			}
+			sk := seqKey(tenant, seqOf(k))
+			v := tx.Get(bucketEvents, sk)
+			if v == nil {
+				return true
+			}
+			s, err := decode(sk, v)
+			if err != nil {
+				derr = err
+				return false
+			}
+			s.Acked = tx.Get(bucketUnacked, sk) == nil
+			out = append(out, s)
+			return true
+		})
+		return derr
+	})
+	return out, total, err
+}
+
+// resolve finds the sequence number of an event reference: the decimal stream id or
+// the event's eventId. ok is false when tenant has no such retained event.
+func resolve(tx *persistence.Tx, tenant, ref string) (uint64, bool) {
+	if ref == "" || len(ref) > 64 {
+		return 0, false
+	}
+	if seq, err := strconv.ParseUint(ref, 10, 64); err == nil {
+		return seq, seq > 0 && tx.Get(bucketEvents, seqKey(tenant, seq)) != nil
+	}
+	k := tx.Get(bucketByID, []byte(ref))
+	if k == nil || !bytes.HasPrefix(k, tenantPrefix(tenant)) || !strings.HasPrefix(ref, "evt_") {
+		return 0, false
+	}
+	return seqOf(k), tx.Get(bucketEvents, k) != nil
+}
+
+// ack acknowledges one event (idempotent); ErrNotFound when tenant has no such event.
+func ack(store *persistence.Store, tenant, ref string) error {
+	return store.Update(func(tx *persistence.Tx) error {
+		seq, ok := resolve(tx, tenant, ref)
+		if !ok {
+			return ErrNotFound
+		}
+		k := seqKey(tenant, seq)
+		if tx.Get(bucketUnacked, k) == nil {
+			return nil
+		}
+		if err := tx.Delete(bucketUnacked, k); err != nil {
+			return err
+		}
+		return addPending(tx, []byte(tenant), -1)
+	})
+}
+
+// Sweep applies the retention to every tenant's log: events beyond MaxEvents or
+// older than MaxAge are removed, at most batch per transaction per tenant. It
+// returns how many were removed.
+func Sweep(store *persistence.Store, r Retention, now time.Time, batch int) (int, error) {
+	type tenantLast struct {
+		tenant string
+		last   uint64
+	}
+	var tenants []tenantLast
+	if err := store.View(func(tx *persistence.Tx) error {
+		tx.Scan(bucketSeq, nil, false, func(k, v []byte) bool {
+			tenants = append(tenants, tenantLast{string(k), persistence.ReadU64(v)})
+			return true
+		})
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	removed := 0
+	for _, t := range tenants {
+		for {
+			var due []uint64
+			_ = store.View(func(tx *persistence.Tx) error {
+				tx.Scan(bucketEvents, tenantPrefix(t.tenant), false, func(k, v []byte) bool {
+					seq := seqOf(k)
+					old := r.MaxEvents > 0 && t.last >= uint64(r.MaxEvents) && seq <= t.last-uint64(r.MaxEvents)
+					if !old && r.MaxAge > 0 {
+						var rec struct {
+							At int64 `json:"at"`
+						}
+						if json.Unmarshal(v, &rec) == nil && now.Sub(time.Unix(0, rec.At)) > r.MaxAge {
+							old = true
+						}
+					}
+					if !old {
+						return false
+					}
+					due = append(due, seq)
+					return len(due) < batch
+				})
+				return nil
+			})
+			if len(due) == 0 {
+				break
+			}
+			if err := store.Update(func(tx *persistence.Tx) error {
+				for _, seq := range due {
+					if err := drop(tx, t.tenant, seq); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				return removed, err
+			}
+			removed += len(due)
+			if len(due) < batch {
+				break
+			}
+		}
+	}
+	return removed, nil
+}
+
+// Oldest is the first retained sequence number of tenant (0 when the log is empty).
+func Oldest(store *persistence.Store, tenant string) (uint64, error) {
+	var first uint64
+	err := store.View(func(tx *persistence.Tx) error {
+		tx.Scan(bucketEvents, tenantPrefix(tenant), false, func(k, _ []byte) bool {
+			first = seqOf(k)
+			return false
+		})
+		return nil
+	})
+	return first, err
+}

@@ -1,0 +1,203 @@
+package mailbox
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"folio/actors/page"
+	"folio/actors/registry"
+	"folio/persistence"
+)
+
+func openStore(t *testing.T) *persistence.Store {
+	t.Helper()
+	s, err := persistence.Open(t.TempDir(), persistence.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func ev(tenant, pg, typ string, at time.Time) page.Event {
+	return page.Event{ID: "evt_" + fmt.Sprint(at.UnixNano()) + typ, Type: typ, PageID: pg, TenantID: tenant, At: at, Data: map[string]any{"x": 1}}
+}
+
+// stageAll commits events in one transaction, as a page commit would.
+func stageAll(t *testing.T, s *persistence.Store, r Retention, events []page.Event) {
+	t.Helper()
+	if err := s.Update(func(tx *persistence.Tx) error { return stage(tx, r, events) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStageNumbersEachTenantsEventsInOrder: every tenant has its own gap-free
+// sequence; the stored payload carries the sequence as its id; a retried
+// transaction function assigns the same numbers again.
+func TestStageNumbersEachTenantsEventsInOrder(t *testing.T) {
+	s := openStore(t)
+	now := time.Unix(1700000000, 0)
+	evs := []page.Event{ev("ta", "p1", "a", now), ev("tb", "p2", "b", now), ev("ta", "p1", "c", now)}
+	// Run the function twice inside one transaction attempt that is rolled back, then for real.
+	_ = s.Update(func(tx *persistence.Tx) error {
+		if err := stage(tx, DefaultRetention, evs); err != nil {
+			return err
+		}
+		return fmt.Errorf("roll back")
+	})
+	stageAll(t, s, DefaultRetention, evs)
+	if evs[0].Seq != 1 || evs[1].Seq != 1 || evs[2].Seq != 2 {
+		t.Fatalf("seqs: %d %d %d", evs[0].Seq, evs[1].Seq, evs[2].Seq)
+	}
+	got, err := Read(s, "ta", 0, 10, 100)
+	if err != nil || len(got) != 2 || got[1].Seq != 2 || got[1].Type != "c" {
+		t.Fatalf("read: %v %v", got, err)
+	}
+	if string(got[1].Payload) != string(page.EncodeEvent(&evs[2])) {
+		t.Fatalf("payload %s", got[1].Payload)
+	}
+	if f := got[0].Frame(); string(f.SSE) != "id: 1\ndata: "+string(got[0].Payload)+"\n\n" {
+		t.Fatalf("frame %q", f.SSE)
+	}
+	if n, _ := Pending(s, "ta"); n != 2 {
+		t.Fatalf("pending %d", n)
+	}
+}
+
+// TestRetentionTrimsByCountAndAge: the log keeps MaxEvents per tenant as events
+// arrive, and the sweep removes events older than MaxAge; their inbox rows and
+// counts go with them.
+func TestRetentionTrimsByCountAndAge(t *testing.T) {
+	s := openStore(t)
+	r := Retention{MaxEvents: 3, MaxAge: time.Hour}
+	t0 := time.Unix(1700000000, 0)
+	for i := 0; i < 5; i++ {
+		stageAll(t, s, r, []page.Event{ev("ta", "p1", "e", t0.Add(time.Duration(i)*time.Minute))})
+	}
+	if o, _ := Oldest(s, "ta"); o != 3 {
+		t.Fatalf("oldest %d", o)
+	}
+	if n, _ := Pending(s, "ta"); n != 3 {
+		t.Fatalf("pending %d", n)
+	}
+	if err := ack(s, "ta", "1"); err != ErrNotFound {
+		t.Fatalf("ack of a trimmed event: %v", err)
+	}
+	if err := ack(s, "ta", "3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ack(s, "ta", "3"); err != nil {
+		t.Fatal("second ack:", err)
+	}
+	if n, _ := Pending(s, "ta"); n != 2 {
+		t.Fatalf("pending after ack %d", n)
+	}
+	list, total, _ := ByPage(s, "ta", "p1", 10, 0)
+	if total != 3 || !list[0].Acked || list[1].Acked {
+		t.Fatalf("by page: %d %+v", total, list)
+	}
+	// 1 h after the 4th event (t0+3m): events 3 and 4 are too old, 5 stays.
+	removed, err := Sweep(s, r, t0.Add(time.Hour+3*time.Minute+time.Second), 1)
+	if err != nil || removed != 2 {
+		t.Fatalf("sweep removed %d: %v", removed, err)
+	}
+	if o, _ := Oldest(s, "ta"); o != 5 {
+		t.Fatalf("oldest after sweep %d", o)
+	}
+	if n, _ := Pending(s, "ta"); n != 1 {
+		t.Fatalf("pending after sweep %d", n)
+	}
+	in, total, _ := Inbox(s, "ta", 10, 0)
+	if total != 1 || len(in) != 1 || in[0].Seq != 5 {
+		t.Fatalf("inbox %v %d", in, total)
+	}
+	if string(in[0].WithAck()) == string(in[0].Payload) {
+		t.Fatal("WithAck added nothing")
+	}
+}
+
+// recorder is a subscriber that records frames (and can refuse).
+type recorder struct {
+	mu     sync.Mutex
+	seqs   []uint64
+	refuse bool
+}
+
+func (r *recorder) Close() {}
+
+func (r *recorder) Send(f *page.Frame) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refuse {
+		return false
+	}
+	r.seqs = append(r.seqs, f.Seq)
+	return true
+}
+
+func (r *recorder) got() []uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]uint64(nil), r.seqs...)
+}
+
+// TestMailboxPushesInSequenceOrderExactlyOnce: commit notices from different pages
+// arrive out of order (a later one first, a duplicate, a stale one); the mailbox
+// pushes every event after its subscriber's snapshot exactly once, in order, reading
+// gaps from the log; a subscriber that refuses is dropped.
+func TestMailboxPushesInSequenceOrderExactlyOnce(t *testing.T) {
+	s := openStore(t)
+	sys := actor.NewActorSystem()
+	defer sys.Shutdown()
+	d := &Deps{Store: s, Now: time.Now, Retention: DefaultRetention, Idle: time.Minute}
+	reg := registry.Start(sys, "mailboxes-test", NewProducer(d), 5*time.Second, registry.Hooks{})
+	now := time.Unix(1700000000, 0)
+
+	stageAll(t, s, DefaultRetention, []page.Event{ev("ta", "p1", "before", now)}) // seq 1, before anyone listens
+	rec := &recorder{}
+	res, err := reg.Ask("ta", &Subscribe{Sub: rec})
+	if err != nil || res.(*Subscribed).Snapshot != 1 {
+		t.Fatalf("subscribe: %v %v", res, err)
+	}
+	// Three commits: seq 2 (page A), seq 3 (page B), seq 4 (page A).
+	a1 := []page.Event{ev("ta", "pA", "a1", now)}
+	stageAll(t, s, DefaultRetention, a1)
+	b1 := []page.Event{ev("ta", "pB", "b1", now)}
+	stageAll(t, s, DefaultRetention, b1)
+	a2 := []page.Event{ev("ta", "pA", "a2", now)}
+	stageAll(t, s, DefaultRetention, a2)
+	reg.Tell("ta", &Committed{Events: b1}) // 3 arrives first: 2 is read from the log
+	reg.Tell("ta", &Committed{Events: a1}) // stale now
+	reg.Tell("ta", &Committed{Events: a2})
+	reg.Tell("ta", &Committed{Events: b1}) // duplicate
+	deadline := time.Now().Add(5 * time.Second)
+	for len(rec.got()) < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if got := rec.got(); fmt.Sprint(got) != "[2 3 4]" {
+		t.Fatalf("pushed %v", got)
+	}
+	rec.mu.Lock()
+	rec.refuse = true
+	rec.mu.Unlock()
+	e5 := []page.Event{ev("ta", "pA", "a3", now)}
+	stageAll(t, s, DefaultRetention, e5)
+	reg.Tell("ta", &Committed{Events: e5})
+	res, _ = reg.Ask("ta", &Subscribe{})
+	if res.(*Subscribed).Snapshot != 5 {
+		t.Fatalf("snapshot %v", res)
+	}
+	res, _ = reg.Ask("ta", &Ack{Ref: "5"})
+	if _, ok := res.(*Acked); !ok {
+		t.Fatalf("ack: %v", res)
+	}
+	res, _ = reg.Ask("ta", &Ack{Ref: "99"})
+	if res != ErrNotFound {
+		t.Fatalf("ack unknown: %v", res)
+	}
+}

@@ -1,0 +1,56 @@
+package mailbox
+
+import (
+	"time"
+
+	"folio/actors/page"
+	"folio/persistence"
+)
+
+// Teller delivers a message to the mailbox actor of a tenant.
+type Teller interface {
+	Tell(id string, msg any)
+}
+
+// Outlet is the page.Outlet of the agent mailbox: Stage appends the events to their
+// tenant's log inside the page's commit transaction (assigning events[i].Seq);
+// Committed tells the tenant's mailbox actor that they are durable.
+type Outlet struct {
+	Retention Retention
+	Mailboxes Teller
+}
+
+// Stage implements page.Outlet.
+func (o *Outlet) Stage(tx *persistence.Tx, _ *page.Page, events []page.Event) error {
+	return stage(tx, o.Retention, events)
+}
+
+// Committed implements page.Outlet; it never blocks.
+func (o *Outlet) Committed(_ *page.Page, events []page.Event) {
+	if len(events) == 0 || o.Mailboxes == nil {
+		return
+	}
+	byTenant := map[string][]page.Event{}
+	for _, e := range events {
+		byTenant[e.TenantID] = append(byTenant[e.TenantID], e)
+	}
+	for t, evs := range byTenant {
+		o.Mailboxes.Tell(t, &Committed{Events: evs})
+	}
+}
+
+// RunRetention sweeps every tenant's log on a timer until stop closes.
+func RunRetention(d *Deps, every time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			if _, err := Sweep(d.Store, d.Retention, d.Now(), 1000); err != nil && d.Log != nil {
+				d.Log.Error("mailbox: retention sweep", "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,358 @@
+package page
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"folio/actors/audit"
+	"folio/actors/fault"
+	"folio/actors/ids"
+	"folio/persistence"
+)
+
+// Comments (specification §4.5) live in their own bucket, keyed pageId|seq so a
+// page's comments list in creation order; the page record keeps only counters. Each
+// change commits with the page (counters), its audit entry and its event in one
+// transaction.
+
+const (
+	bucketComments   = "comments"    // pageId 0x00 seq(8) -> Comment (JSON)
+	bucketCommentIDs = "comment_ids" // pageId 0x00 commentId -> seq(8)
+)
+
+// Comment limits.
+const (
+	MaxCommentChars = 10000
+	MaxAuthorChars  = 200
+	MaxComments     = 10000 // per page
+)
+
+// Comment is one stored comment.
+type Comment struct {
+	V          int        `json:"v"`
+	ID         string     `json:"id"`
+	PageID     string     `json:"page_id"`
+	Seq        uint64     `json:"seq"`
+	Content    string     `json:"content"`
+	AuthorName string     `json:"author_name"`
+	AuthorType string     `json:"author_type"`
+	BlockID    string     `json:"block_id,omitempty"`
+	ParentID   string     `json:"parent_id,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  *time.Time `json:"updated_at,omitempty"`
+}
+
+// CommentRequest is the body of POST /v1/pages/:id/comments.
+type CommentRequest struct {
+	Content    *string `json:"content"`
+	AuthorName *string `json:"author_name"`
+	AuthorType *string `json:"author_type"`
+	BlockID    *string `json:"block_id"`
+	ParentID   *string `json:"parent_id"`
+}
+
+// AddComment adds a comment; anyone who can read a public page may (author_type
+// "agent" needs the owner's key).
+type AddComment struct {
+	Viewer
+	Req *CommentRequest
+}
+
+// ListComments reads the page's comments in creation order.
+type ListComments struct {
+	Viewer
+	Limit, Offset int
+}
+
+// EditComment is PATCH /v1/pages/:id/comments/:commentId.
+type EditComment struct {
+	Viewer
+	CommentID      string
+	Content        *string
+	EditorIdentity string
+}
+
+// DeleteComment is DELETE /v1/pages/:id/comments/:commentId.
+type DeleteComment struct {
+	Viewer
+	CommentID       string
+	DeleterIdentity string
+}
+
+// CommentResult answers the comment messages.
+type CommentResult struct {
+	Comment  *Comment
+	Comments []*Comment
+	Total    int
+}
+
+func (m *AddComment) public()    {}
+func (m *ListComments) public()  {}
+func (m *EditComment) public()   {}
+func (m *DeleteComment) public() {}
+
+func (m *AddComment) run(a *Actor) any    { return a.addComment(m) }
+func (m *ListComments) run(a *Actor) any  { return a.listComments(m) }
+func (m *EditComment) run(a *Actor) any   { return a.editComment(m) }
+func (m *DeleteComment) run(a *Actor) any { return a.deleteComment(m) }
+
+func commentKey(pageID string, seq uint64) []byte {
+	return persistence.Key([]byte(pageID), persistence.U64(seq))
+}
+
+func commentIDKey(pageID, id string) []byte {
+	return persistence.Key([]byte(pageID), []byte(id))
+}
+
+// writable is the status rule of viewer writes (comments, uploads): the owner's key
+// writes to draft and active pages, everyone else only to active ones.
+func (a *Actor) writable(v Viewer, op string) error {
+	s := a.page.Status
+	if s == Active || (s == Draft && a.owns(v)) {
+		return nil
+	}
+	return fault.State(op, s)
+}
+
+// actorOf names a viewer in the audit log.
+func actorOf(v Viewer, name string) string {
+	switch {
+	case v.Agent != "":
+		return v.Agent
+	case name != "":
+		return "user:" + name
+	}
+	return "anonymous"
+}
+
+func checkContent(field string, s *string) (string, error) {
+	if s == nil || strings.TrimSpace(*s) == "" {
+		return "", fault.Field(field, "required", "%s is required", field)
+	}
+	if n := utf8.RuneCountInString(*s); n > MaxCommentChars {
+		return "", limitErr(field, "max_length", MaxCommentChars, "%s has at most %d characters", field, MaxCommentChars)
+	}
+	return *s, nil
+}
+
+func (a *Actor) addComment(m *AddComment) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	if err := a.writable(m.Viewer, "comment on"); err != nil {
+		return err
+	}
+	req := m.Req
+	if req == nil {
+		req = &CommentRequest{}
+	}
+	content, err := checkContent("content", req.Content)
+	if err != nil {
+		return err
+	}
+	authorType := "user"
+	if req.AuthorType != nil {
+		authorType = *req.AuthorType
+	}
+	switch authorType {
+	case "user":
+	case "agent":
+		if !a.owns(m.Viewer) {
+			return fault.New(fault.Forbidden, "author_type agent needs an API key of the page's tenant", map[string]any{"field": "author_type"})
+		}
+	default:
+		return fault.Field("author_type", "enum", "author_type must be user or agent")
+	}
+	author := ""
+	if req.AuthorName != nil {
+		author = strings.TrimSpace(*req.AuthorName)
+	}
+	if utf8.RuneCountInString(author) > MaxAuthorChars {
+		return limitErr("author_name", "max_length", MaxAuthorChars, "author_name has at most %d characters", MaxAuthorChars)
+	}
+	if author == "" {
+		author = "anonymous"
+		if m.Agent != "" && a.owns(m.Viewer) {
+			author = m.Agent
+		}
+	}
+	c := &Comment{V: 1, ID: ids.New("cmt"), PageID: a.id, Content: content, AuthorName: author, AuthorType: authorType}
+	if req.BlockID != nil && *req.BlockID != "" {
+		if a.blockIndex(*req.BlockID) < 0 {
+			return fault.Field("block_id", "exists", "block_id must name a block of this page")
+		}
+		c.BlockID = *req.BlockID
+	}
+	if req.ParentID != nil && *req.ParentID != "" {
+		if _, ok := a.findComment(*req.ParentID); !ok {
+			return fault.Field("parent_id", "exists", "parent_id must name a comment of this page")
+		}
+		c.ParentID = *req.ParentID
+	}
+	if a.page.CommentCount >= MaxComments {
+		return fault.New(fault.Conflict, "the page has the most comments it can hold", map[string]any{"status": a.page.Status, "constraint": "max_comments", "limit": MaxComments})
+	}
+	now := a.deps.Now().UTC()
+	next := a.page.clone()
+	next.CommentSeq++
+	next.CommentCount++
+	c.Seq, c.CreatedAt = next.CommentSeq, now
+	data := map[string]any{"commentId": c.ID, "content": c.Content, "authorName": c.AuthorName, "authorType": c.AuthorType}
+	if c.BlockID != "" {
+		data["block_id"] = c.BlockID
+	}
+	if c.ParentID != "" {
+		data["parent_id"] = c.ParentID
+	}
+	entry := audit.New("comment.added", actorOf(m.Viewer, author), a.id, now, map[string]any{"comment_id": c.ID})
+	ev := a.event("comment.added", now, data)
+	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, putComment(c)); err != nil {
+		return err
+	}
+	return &CommentResult{Comment: c}
+}
+
+func putComment(c *Comment) func(*persistence.Tx) error {
+	return func(tx *persistence.Tx) error {
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		if err := tx.Put(bucketComments, commentKey(c.PageID, c.Seq), b); err != nil {
+			return err
+		}
+		return tx.Put(bucketCommentIDs, commentIDKey(c.PageID, c.ID), persistence.U64(c.Seq))
+	}
+}
+
+// findComment reads one comment of this page by id.
+func (a *Actor) findComment(id string) (*Comment, bool) {
+	if id == "" || len(id) > 64 {
+		return nil, false
+	}
+	var c *Comment
+	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+		seq := tx.Get(bucketCommentIDs, commentIDKey(a.id, id))
+		if seq == nil {
+			return nil
+		}
+		b := tx.Get(bucketComments, commentKey(a.id, persistence.ReadU64(seq)))
+		if b == nil {
+			return nil
+		}
+		c = &Comment{}
+		if json.Unmarshal(b, c) != nil {
+			c = nil
+		}
+		return nil
+	})
+	return c, c != nil
+}
+
+func (a *Actor) listComments(m *ListComments) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	out := []*Comment{}
+	total := 0
+	err := a.deps.Store.View(func(tx *persistence.Tx) error {
+		var derr error
+		tx.Scan(bucketComments, append([]byte(a.id), 0), false, func(_, v []byte) bool {
+			total++
+			if total <= m.Offset || len(out) >= m.Limit {
+				return true
+			}
+			c := &Comment{}
+			if derr = json.Unmarshal(v, c); derr != nil {
+				return false
+			}
+			out = append(out, c)
+			return true
+		})
+		return derr
+	})
+	if err != nil {
+		return err
+	}
+	return &CommentResult{Comments: out, Total: total}
+}
+
+// mayChange is the rule for editing or deleting a comment: the owner's key always;
+// otherwise the identity given must be the author's, and comments an agent wrote
+// change only with the owner's key.
+func (a *Actor) mayChange(v Viewer, c *Comment, identity, field string) error {
+	if a.owns(v) {
+		return nil
+	}
+	if c.AuthorType == "user" && identity != "" && identity == c.AuthorName && c.AuthorName != "anonymous" {
+		return nil
+	}
+	return fault.New(fault.Forbidden, "only the comment's author or the page's owner may change it", map[string]any{"field": field})
+}
+
+func (a *Actor) editComment(m *EditComment) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	c, ok := a.findComment(m.CommentID)
+	if !ok {
+		return fault.Missing("comment", m.CommentID)
+	}
+	if err := a.writable(m.Viewer, "edit comments of"); err != nil {
+		return err
+	}
+	if err := a.mayChange(m.Viewer, c, strings.TrimSpace(m.EditorIdentity), "editor_identity"); err != nil {
+		return err
+	}
+	content, err := checkContent("content", m.Content)
+	if err != nil {
+		return err
+	}
+	now := a.deps.Now().UTC()
+	edited := *c
+	edited.Content, edited.UpdatedAt = content, &now
+	next := a.page.clone()
+	entry := audit.New("comment.updated", actorOf(m.Viewer, m.EditorIdentity), a.id, now, map[string]any{"comment_id": c.ID})
+	ev := a.event("comment.updated", now, map[string]any{"commentId": c.ID, "content": content})
+	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, putComment(&edited)); err != nil {
+		return err
+	}
+	return &CommentResult{Comment: &edited}
+}
+
+func (a *Actor) deleteComment(m *DeleteComment) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	c, ok := a.findComment(m.CommentID)
+	if !ok {
+		return fault.Missing("comment", m.CommentID)
+	}
+	if !a.owns(m.Viewer) {
+		if err := a.writable(m.Viewer, "delete comments of"); err != nil {
+			return err
+		}
+	}
+	if err := a.mayChange(m.Viewer, c, strings.TrimSpace(m.DeleterIdentity), "deleter_identity"); err != nil {
+		return err
+	}
+	now := a.deps.Now().UTC()
+	next := a.page.clone()
+	if next.CommentCount > 0 {
+		next.CommentCount--
+	}
+	entry := audit.New("comment.deleted", actorOf(m.Viewer, m.DeleterIdentity), a.id, now, map[string]any{"comment_id": c.ID})
+	ev := a.event("comment.deleted", now, map[string]any{"commentId": c.ID})
+	del := func(tx *persistence.Tx) error {
+		if err := tx.Delete(bucketComments, commentKey(a.id, c.Seq)); err != nil {
+			return err
+		}
+		return tx.Delete(bucketCommentIDs, commentIDKey(a.id, c.ID))
+	}
+	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, del); err != nil {
+		return err
+	}
+	return &CommentResult{Comment: c}
+}

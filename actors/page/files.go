@@ -1,0 +1,427 @@
+package page
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"folio/actors/audit"
+	"folio/actors/fault"
+	"folio/actors/ids"
+	"folio/persistence"
+)
+
+// Files (specification §4.6) are uploaded in three steps: presign (the page checks
+// access and status and names the storage key), PUT of the bytes to a signed address
+// (the transport writes the blob), complete (the page records the file). Records live
+// in their own bucket keyed pageId|seq; the page keeps counters. The storage key is
+// <tenant>/<pageId>/<epoch_millis>_<sanitised filename>: nothing a client sends can
+// leave that page's prefix.
+
+const (
+	bucketFiles    = "files"     // pageId 0x00 seq(8) -> File (JSON)
+	bucketFileIDs  = "file_ids"  // pageId 0x00 fileId -> seq(8)
+	bucketFileKeys = "file_keys" // storageKey -> pageId 0x00 seq(8)
+)
+
+// File limits.
+const (
+	MaxFiles         = 100 // per page
+	MaxFilenameChars = 200
+	MaxMimeChars     = 127
+)
+
+// File is one stored file record.
+type File struct {
+	V          int       `json:"v"`
+	ID         string    `json:"id"`
+	PageID     string    `json:"page_id"`
+	Seq        uint64    `json:"seq"`
+	Filename   string    `json:"filename"`
+	MimeType   string    `json:"mime_type"`
+	SizeBytes  int64     `json:"size_bytes"`
+	StorageKey string    `json:"storage_key"`
+	UploadedBy string    `json:"uploaded_by"`
+	UploadType string    `json:"upload_type"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// FileRequest is the body of presign and complete.
+type FileRequest struct {
+	Filename   *string `json:"filename"`
+	MimeType   *string `json:"mime_type"`
+	SizeBytes  *int64  `json:"size_bytes"`
+	UploadedBy *string `json:"uploaded_by"`
+	UploadType *string `json:"upload_type"`
+	StorageKey *string `json:"storage_key"`
+}
+
+// PresignFile checks that v may upload to the page and names the storage key; the
+// transport signs the upload address. MaxBytes is the upload limit.
+type PresignFile struct {
+	Viewer
+	Req      *FileRequest
+	MaxBytes int64
+}
+
+// Presigned answers PresignFile.
+type Presigned struct {
+	StorageKey string
+	Filename   string
+	MimeType   string
+	SizeBytes  int64
+	UploadedBy string
+	UploadType string
+}
+
+// CompleteFile records an uploaded file; Size is the stored blob's size (-1 when no
+// blob exists under the key).
+type CompleteFile struct {
+	Viewer
+	Req  *FileRequest
+	Size int64
+}
+
+// ListFiles reads the page's files in upload order.
+type ListFiles struct{ Viewer }
+
+// GetFile reads one file of the page (for its download).
+type GetFile struct {
+	Viewer
+	FileID string
+}
+
+// DeleteFile removes a file record (the owner's key, any status); the transport then
+// removes the bytes.
+type DeleteFile struct {
+	Caller
+	FileID string
+}
+
+// FileResult answers the file messages.
+type FileResult struct {
+	File  *File
+	Files []*File
+}
+
+func (m *PresignFile) public()  {}
+func (m *CompleteFile) public() {}
+func (m *ListFiles) public()    {}
+func (m *GetFile) public()      {}
+
+func (m *PresignFile) run(a *Actor) any  { return a.presign(m) }
+func (m *CompleteFile) run(a *Actor) any { return a.completeFile(m) }
+func (m *ListFiles) run(a *Actor) any    { return a.listFiles(m) }
+func (m *GetFile) run(a *Actor) any      { return a.getFile(m) }
+func (m *DeleteFile) run(a *Actor) any   { return a.deleteFile(m) }
+
+// SanitizeFilename makes a client's filename safe as the last part of a storage key
+// and in a Content-Disposition header: only its last path element is kept; control
+// characters are dropped; separators, quotes, reserved and space characters become
+// "_"; leading dots are removed (no "..", no hidden files); at most 200 characters.
+// An empty result is "file".
+func SanitizeFilename(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r == utf8.RuneError || unicode.IsControl(r) || r == 0x7f || unicode.Is(unicode.Cf, r):
+			continue
+		case unicode.IsSpace(r) || strings.ContainsRune(`/\:*?"<>|%;`+"`", r):
+			b.WriteByte('_')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	out := strings.TrimLeft(b.String(), ".")
+	out = strings.ReplaceAll(out, "..", "_")
+	if utf8.RuneCountInString(out) > MaxFilenameChars {
+		out = string([]rune(out)[:MaxFilenameChars])
+	}
+	if out == "" {
+		out = "file"
+	}
+	return out
+}
+
+func optString(field string, s *string, maxChars int) (string, error) {
+	if s == nil {
+		return "", nil
+	}
+	v := strings.TrimSpace(*s)
+	if utf8.RuneCountInString(v) > maxChars {
+		return "", limitErr(field, "max_length", maxChars, "%s has at most %d characters", field, maxChars)
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			return "", fault.Field(field, "format", "%s must not contain control characters", field)
+		}
+	}
+	return v, nil
+}
+
+// fileMeta validates the descriptive fields shared by presign and complete.
+func (a *Actor) fileMeta(v Viewer, req *FileRequest) (mime, by, typ string, err error) {
+	if mime, err = optString("mime_type", req.MimeType, MaxMimeChars); err != nil {
+		return
+	}
+	if mime == "" {
+		mime = "application/octet-stream"
+	} else if !strings.Contains(mime, "/") || strings.ContainsAny(mime, " ;,\"") {
+		err = fault.Field("mime_type", "format", "mime_type must be a media type such as application/pdf")
+		return
+	}
+	if by, err = optString("uploaded_by", req.UploadedBy, MaxAuthorChars); err != nil {
+		return
+	}
+	typ = "user"
+	if a.owns(v) {
+		typ = "agent"
+	}
+	if req.UploadType != nil && *req.UploadType != "" {
+		typ = *req.UploadType
+	}
+	switch typ {
+	case "user":
+	case "agent":
+		if !a.owns(v) {
+			err = fault.New(fault.Forbidden, "upload_type agent needs an API key of the page's tenant", map[string]any{"field": "upload_type"})
+			return
+		}
+	default:
+		err = fault.Field("upload_type", "enum", "upload_type must be agent or user")
+		return
+	}
+	if by == "" {
+		by = actorOf(v, "")
+	}
+	return
+}
+
+func (a *Actor) keyPrefix() string { return a.page.TenantID + "/" + a.id + "/" }
+
+func (a *Actor) presign(m *PresignFile) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	if err := a.writable(m.Viewer, "upload files to"); err != nil {
+		return err
+	}
+	req := m.Req
+	if req == nil {
+		req = &FileRequest{}
+	}
+	if req.Filename == nil || strings.TrimSpace(*req.Filename) == "" {
+		return fault.Field("filename", "required", "filename is required")
+	}
+	if len(*req.Filename) > 1024 {
+		return limitErr("filename", "max_length", 1024, "filename has at most 1024 bytes")
+	}
+	if req.SizeBytes == nil {
+		return fault.Field("size_bytes", "required", "size_bytes is required")
+	}
+	if *req.SizeBytes < 0 {
+		return fault.Field("size_bytes", "minimum", "size_bytes must not be negative")
+	}
+	if *req.SizeBytes > m.MaxBytes {
+		e := fault.Field("size_bytes", "maximum", "files are at most %d bytes", m.MaxBytes)
+		e.Details["limit"] = m.MaxBytes
+		return e
+	}
+	mime, by, typ, err := a.fileMeta(m.Viewer, req)
+	if err != nil {
+		return err
+	}
+	if a.page.FileCount >= MaxFiles {
+		return fault.New(fault.Conflict, "the page has the most files it can hold", map[string]any{"status": a.page.Status, "constraint": "max_files", "limit": MaxFiles})
+	}
+	name := SanitizeFilename(*req.Filename)
+	key := a.keyPrefix() + strconv.FormatInt(a.deps.Now().UnixMilli(), 10) + "_" + name
+	return &Presigned{StorageKey: key, Filename: name, MimeType: mime, SizeBytes: *req.SizeBytes, UploadedBy: by, UploadType: typ}
+}
+
+// ownKey tells whether key is a storage key this page could have issued.
+func (a *Actor) ownKey(key string) bool {
+	rest, ok := strings.CutPrefix(key, a.keyPrefix())
+	if !ok {
+		return false
+	}
+	millis, name, ok := strings.Cut(rest, "_")
+	if !ok || millis == "" || strings.Trim(millis, "0123456789") != "" || len(millis) > 15 {
+		return false
+	}
+	return SanitizeFilename(name) == name
+}
+
+func (a *Actor) completeFile(m *CompleteFile) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	if err := a.writable(m.Viewer, "upload files to"); err != nil {
+		return err
+	}
+	req := m.Req
+	if req == nil {
+		req = &FileRequest{}
+	}
+	if req.StorageKey == nil || *req.StorageKey == "" {
+		return fault.Field("storage_key", "required", "storage_key is required")
+	}
+	key := *req.StorageKey
+	if !a.ownKey(key) {
+		return fault.Field("storage_key", "format", "storage_key must be a key presigned for this page")
+	}
+	if m.Size < 0 {
+		return fault.Field("storage_key", "uploaded", "nothing was uploaded under storage_key: PUT the bytes to the uploadUrl first")
+	}
+	mime, by, typ, err := a.fileMeta(m.Viewer, req)
+	if err != nil {
+		return err
+	}
+	_, keyName, _ := strings.Cut(strings.TrimPrefix(key, a.keyPrefix()), "_")
+	name := keyName
+	if req.Filename != nil && strings.TrimSpace(*req.Filename) != "" {
+		if len(*req.Filename) > 1024 {
+			return limitErr("filename", "max_length", 1024, "filename has at most 1024 bytes")
+		}
+		name = SanitizeFilename(*req.Filename)
+	}
+	if a.page.FileCount >= MaxFiles {
+		return fault.New(fault.Conflict, "the page has the most files it can hold", map[string]any{"status": a.page.Status, "constraint": "max_files", "limit": MaxFiles})
+	}
+	var taken bool
+	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+		taken = tx.Get(bucketFileKeys, []byte(key)) != nil
+		return nil
+	})
+	if taken {
+		return fault.New(fault.Conflict, "this upload is already complete", map[string]any{"status": a.page.Status, "storage_key": key})
+	}
+	now := a.deps.Now().UTC()
+	next := a.page.clone()
+	next.FileSeq++
+	next.FileCount++
+	f := &File{V: 1, ID: ids.New("file"), PageID: a.id, Seq: next.FileSeq, Filename: name, MimeType: mime, SizeBytes: m.Size,
+		StorageKey: key, UploadedBy: by, UploadType: typ, CreatedAt: now}
+	entry := audit.New("file.uploaded", actorOf(m.Viewer, by), a.id, now, map[string]any{"file_id": f.ID, "filename": f.Filename, "size_bytes": f.SizeBytes})
+	ev := a.event("file.uploaded", now, map[string]any{"fileId": f.ID, "filename": f.Filename, "mimeType": f.MimeType, "sizeBytes": f.SizeBytes})
+	put := func(tx *persistence.Tx) error {
+		b, err := json.Marshal(f)
+		if err != nil {
+			return err
+		}
+		if err := tx.Put(bucketFiles, commentKey(a.id, f.Seq), b); err != nil {
+			return err
+		}
+		if err := tx.Put(bucketFileIDs, commentIDKey(a.id, f.ID), persistence.U64(f.Seq)); err != nil {
+			return err
+		}
+		return tx.Put(bucketFileKeys, []byte(key), commentKey(a.id, f.Seq))
+	}
+	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, put); err != nil {
+		return err
+	}
+	return &FileResult{File: f}
+}
+
+func (a *Actor) findFile(id string) (*File, bool) {
+	if id == "" || len(id) > 64 {
+		return nil, false
+	}
+	var f *File
+	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+		seq := tx.Get(bucketFileIDs, commentIDKey(a.id, id))
+		if seq == nil {
+			return nil
+		}
+		f = decodeFile(tx.Get(bucketFiles, commentKey(a.id, persistence.ReadU64(seq))))
+		return nil
+	})
+	return f, f != nil
+}
+
+func decodeFile(b []byte) *File {
+	if b == nil {
+		return nil
+	}
+	f := &File{}
+	if json.Unmarshal(b, f) != nil {
+		return nil
+	}
+	return f
+}
+
+func (a *Actor) listFiles(m *ListFiles) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	out := []*File{}
+	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+		tx.Scan(bucketFiles, append([]byte(a.id), 0), false, func(_, v []byte) bool {
+			if f := decodeFile(v); f != nil {
+				out = append(out, f)
+			}
+			return true
+		})
+		return nil
+	})
+	return &FileResult{Files: out}
+}
+
+func (a *Actor) getFile(m *GetFile) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	f, ok := a.findFile(m.FileID)
+	if !ok {
+		return fault.Missing("file", m.FileID)
+	}
+	return &FileResult{File: f}
+}
+
+func (a *Actor) deleteFile(m *DeleteFile) any {
+	f, ok := a.findFile(m.FileID)
+	if !ok {
+		return fault.Missing("file", m.FileID)
+	}
+	now := a.deps.Now().UTC()
+	next := a.page.clone()
+	if next.FileCount > 0 {
+		next.FileCount--
+	}
+	entry := audit.New("file.deleted", m.Agent, a.id, now, map[string]any{"file_id": f.ID, "filename": f.Filename})
+	ev := a.event("file.deleted", now, map[string]any{"fileId": f.ID, "filename": f.Filename})
+	del := func(tx *persistence.Tx) error {
+		if err := tx.Delete(bucketFiles, commentKey(a.id, f.Seq)); err != nil {
+			return err
+		}
+		if err := tx.Delete(bucketFileIDs, commentIDKey(a.id, f.ID)); err != nil {
+			return err
+		}
+		return tx.Delete(bucketFileKeys, []byte(f.StorageKey))
+	}
+	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, del); err != nil {
+		return err
+	}
+	return &FileResult{File: f}
+}
+
+// FileByStorageKey finds the live file record stored under key (nil when none: never
+// completed, or deleted), for serving its bytes.
+func FileByStorageKey(store *persistence.Store, key string) *File {
+	var f *File
+	_ = store.View(func(tx *persistence.Tx) error {
+		k := tx.Get(bucketFileKeys, []byte(key))
+		if k == nil {
+			return nil
+		}
+		f = decodeFile(tx.Get(bucketFiles, k))
+		return nil
+	})
+	return f
+}

@@ -1,0 +1,83 @@
+package page
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeSub records frames; refuse makes Send fail (a subscriber that fell behind).
+type fakeSub struct {
+	got    []string
+	refuse bool
+}
+
+func (f *fakeSub) Close() {}
+
+func (f *fakeSub) Send(fr *Frame) bool {
+	if f.refuse {
+		return false
+	}
+	f.got = append(f.got, fr.Type)
+	return true
+}
+
+// TestFrameIsOneEncodingForEveryStream: the SSE event is "id: <seq>" plus the JSON
+// payload as its data line; the payload carries id, type, pageId, timestamp,
+// eventId, data (and actor when a person acted) and never a raw newline.
+func TestFrameIsOneEncodingForEveryStream(t *testing.T) {
+	e := Event{ID: "evt_1", Seq: 42, Type: "comment.added", PageID: "pg_1", TenantID: "t", At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Data: map[string]any{"content": "line1\nline2 <b>"}, Actor: map[string]any{"identity": "a@b"}}
+	f := FrameOf(&e)
+	if string(f.SSE) != "id: 42\ndata: "+string(f.JSON)+"\n\n" || !f.Comment || f.Seq != 42 {
+		t.Fatalf("frame %q", f.SSE)
+	}
+	if strings.Contains(string(f.JSON), "\n") {
+		t.Fatalf("payload has a newline: %s", f.JSON)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(f.JSON, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p["id"] != "42" || p["type"] != "comment.added" || p["pageId"] != "pg_1" || p["eventId"] != "evt_1" ||
+		p["timestamp"] != "2026-01-02T03:04:05Z" || p["data"].(map[string]any)["content"] != "line1\nline2 <b>" || p["actor"] == nil {
+		t.Fatalf("payload %s", f.JSON)
+	}
+	if string(EncodeEvent(&e)) != string(f.JSON) {
+		t.Fatal("encoding is not deterministic")
+	}
+	c := ControlFrame("connected", map[string]any{"type": "connected", "pageId": "pg_1"})
+	if strings.HasPrefix(string(c.SSE), "id:") || c.Seq != 0 {
+		t.Fatalf("control frame %q", c.SSE)
+	}
+}
+
+// TestFanoutFiltersAndDropsRefusingSubscribers: comment subscribers get comment
+// events only; page.viewed reaches nobody; a subscriber that refuses a frame is
+// forgotten at once while the others continue.
+func TestFanoutFiltersAndDropsRefusingSubscribers(t *testing.T) {
+	a := &Actor{id: "pg_1", page: &Page{ID: "pg_1", TenantID: "t"}}
+	all, comments, slow := &fakeSub{}, &fakeSub{}, &fakeSub{refuse: true}
+	a.subs.add(all, false)
+	a.subs.add(comments, true)
+	a.subs.add(slow, false)
+	now := time.Now()
+	a.fanout([]Event{
+		{Type: "comment.added", PageID: "pg_1", At: now},
+		{Type: "page.viewed", PageID: "pg_1", At: now},
+		{Type: "blocks.appended", PageID: "pg_1", At: now},
+	})
+	if strings.Join(all.got, ",") != "comment.added,blocks.appended" || strings.Join(comments.got, ",") != "comment.added" {
+		t.Fatalf("all %v comments %v", all.got, comments.got)
+	}
+	if len(a.subs.list) != 2 {
+		t.Fatalf("the refusing subscriber is still there: %d", len(a.subs.list))
+	}
+	a.subs.remove(all)
+	a.subs.remove(all)
+	a.subs.remove(comments)
+	if a.subs.live() || len(a.subs.at) != 0 {
+		t.Fatal("subscribers left")
+	}
+}

@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/page"
+)
+
+// commentView is the comment object (specification §2.5).
+type commentView struct {
+	ID         string     `json:"id"`
+	PageID     string     `json:"pageId"`
+	Content    string     `json:"content"`
+	AuthorName string     `json:"authorName"`
+	AuthorType string     `json:"authorType"`
+	BlockID    string     `json:"block_id,omitempty"`
+	ParentID   string     `json:"parent_id,omitempty"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	UpdatedAt  *time.Time `json:"updatedAt,omitempty"`
+}
+
+func viewComment(c *page.Comment) commentView {
+	return commentView{ID: c.ID, PageID: c.PageID, Content: c.Content, AuthorName: c.AuthorName, AuthorType: c.AuthorType,
+		BlockID: c.BlockID, ParentID: c.ParentID, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+// addComment is POST /v1/pages/:id/comments.
+func (rt *realtime) addComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	v, err := rt.viewerOf(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	var req page.CommentRequest
+	if err := rt.decode(w, r, &req, false); err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.AddComment{Viewer: v, Req: &req})
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, viewComment(res.Comment))
+}
+
+// listComments is GET /v1/pages/:id/comments (no credential on public pages).
+func (rt *realtime) listComments(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	v, err := rt.viewerOf(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	limit, offset, err := pageParams(r, 500, 1000)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.ListComments{Viewer: v, Limit: limit, Offset: offset})
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	out := make([]commentView, len(res.Comments))
+	for i, c := range res.Comments {
+		out[i] = viewComment(c)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"comments": out, "total": res.Total})
+}
+
+// editComment is PATCH /v1/pages/:id/comments/:commentId.
+func (rt *realtime) editComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	v, err := rt.viewerOf(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	var req struct {
+		Content        *string `json:"content"`
+		EditorIdentity string  `json:"editor_identity"`
+	}
+	if err := rt.decode(w, r, &req, false); err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.EditComment{Viewer: v, CommentID: ps.ByName("commentId"),
+		Content: req.Content, EditorIdentity: req.EditorIdentity})
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, viewComment(res.Comment))
+}
+
+// deleteComment is DELETE /v1/pages/:id/comments/:commentId; deleter_identity comes
+// in an optional JSON body or the query.
+func (rt *realtime) deleteComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	v, err := rt.viewerOf(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	var req struct {
+		DeleterIdentity string `json:"deleter_identity"`
+	}
+	if err := rt.decode(w, r, &req, true); err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	if req.DeleterIdentity == "" {
+		req.DeleterIdentity = r.URL.Query().Get("deleter_identity")
+	}
+	if _, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.DeleteComment{Viewer: v, CommentID: ps.ByName("commentId"),
+		DeleterIdentity: req.DeleterIdentity}); err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net"
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/page"
+	"folio/actors/tenant"
+)
+
+// viewerHash identifies a viewer for unique counts without storing who it is: a
+// salted HMAC of the page, the client address and the user agent.
+func (rt *realtime) viewerHash(pageID string, r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	m := hmac.New(sha256.New, rt.d.ViewSalt)
+	for _, part := range []string{pageID, host, r.UserAgent()} {
+		m.Write([]byte(part))
+		m.Write([]byte{0})
+	}
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// countView is POST /internal/pages/:id/view: the viewer page calls it on load; no
+// credential is needed (the page's access policy applies). The body is ignored.
+func (rt *realtime) countView(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	v, err := rt.viewerOf(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	var ignored struct{}
+	if err := rt.decode(w, r, &ignored, true); err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	id := ps.ByName("id")
+	res, err := askPageAs[*page.ViewResult](rt.Server, id, &page.View{Viewer: v, Hash: rt.viewerHash(id, r), UserAgent: r.UserAgent()})
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"pageId": id, "viewCount": res.ViewCount, "uniqueViewers": res.UniqueViewers})
+}
+
+// analytics is GET /v1/pages/:id/analytics (specification §2.5).
+func (rt *realtime) analytics(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+	res, err := askPageAs[*page.AnalyticsResult](rt.Server, ps.ByName("id"), &page.Analytics{Caller: callerOf(who)})
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	p := res.Page
+	writeJSON(w, http.StatusOK, map[string]any{
+		"pageId": p.ID, "totalViews": res.TotalViews, "uniqueViewers": res.UniqueViewers, "dailyViews": res.Daily,
+		"createdAt": p.CreatedAt, "status": page.EffectiveStatus(p, rt.now()),
+	})
+}

@@ -1,0 +1,303 @@
+package stream
+
+import (
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"folio/actors/page"
+)
+
+// Conn is one client's stream; it implements page.Subscriber. It starts pending
+// (frames queue while the handler writes headers, the first event and any replay),
+// then goes live, and ends closed. Invariants: frames are written in the order Send
+// accepted them, each exactly once; at most one writer (pool or catch-up goroutine)
+// owns the socket at a time (writing); the queue never exceeds its bounds.
+type Conn struct {
+	hub *Hub
+
+	mu        sync.Mutex
+	state     uint8
+	queue     []*page.Frame
+	spare     []*page.Frame
+	qbytes    int
+	scheduled bool // on a writer's ready list
+	writing   bool // a writer owns the socket
+	onClose   []func()
+
+	// Pooled SSE (hijacked HTTP/1.1): written by the pool.
+	nc     net.Conn
+	raw    syscall.RawConn // nil: no non-blocking writes (every flush takes the catch-up path)
+	w      *writer
+	token  uint64 // hangup watcher registration (0: none)
+	iov    [][]byte
+	closed chan struct{}
+
+	// Goroutine-driven connections (WebSocket, SSE fallback) are woken here.
+	wake chan struct{}
+}
+
+const (
+	pending uint8 = iota
+	live
+	closed
+)
+
+// NewConn makes a pending subscriber. Pass it to the actor that publishes (which
+// may Send at once), then serve it with ServeSSE or ServeWS.
+func (h *Hub) NewConn() *Conn {
+	return &Conn{hub: h, closed: make(chan struct{}), wake: make(chan struct{}, 1)}
+}
+
+// OnClose registers fn to run once when the stream ends (for any reason). Functions
+// run on whichever goroutine ends it and must not block.
+func (c *Conn) OnClose(fn func()) {
+	c.mu.Lock()
+	if c.state == closed {
+		c.mu.Unlock()
+		fn()
+		return
+	}
+	c.onClose = append(c.onClose, fn)
+	c.mu.Unlock()
+}
+
+// Done is closed when the stream has ended.
+func (c *Conn) Done() <-chan struct{} { return c.closed }
+
+// Send implements page.Subscriber: it queues f without blocking and reports false
+// once the stream is closed or f would overflow the queue (the stream is then
+// closed: its client reconnects, and agents replay with Last-Event-ID).
+func (c *Conn) Send(f *page.Frame) bool { return c.enqueue(f, true) }
+
+func (c *Conn) enqueue(f *page.Frame, counts bool) bool {
+	c.mu.Lock()
+	if c.state == closed {
+		c.mu.Unlock()
+		return false
+	}
+	limitFrames, limitBytes := c.hub.opt.QueueFrames, c.hub.opt.QueueBytes
+	if c.state == pending {
+		limitFrames, limitBytes = limitFrames*4, limitBytes*2 // room for a replay in progress
+	}
+	if len(c.queue) > 0 && (len(c.queue) >= limitFrames || c.qbytes+len(f.SSE) > limitBytes) {
+		c.mu.Unlock()
+		c.hub.dropped.Add(1)
+		c.Close()
+		return false
+	}
+	c.queue = append(c.queue, f)
+	c.qbytes += len(f.SSE)
+	if c.state != live || c.writing || c.scheduled {
+		c.mu.Unlock()
+		return true
+	}
+	if c.nc != nil {
+		c.scheduled = true
+		w := c.w
+		c.mu.Unlock()
+		w.push(c)
+		return true
+	}
+	c.mu.Unlock()
+	c.signal()
+	return true
+}
+
+func (c *Conn) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take removes every queued frame (for goroutine-driven writers).
+func (c *Conn) take() []*page.Frame {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q := c.queue
+	c.queue, c.qbytes = nil, 0
+	return q
+}
+
+// goLive switches a pending stream to live: what queued meanwhile is written next.
+func (c *Conn) goLive() {
+	c.mu.Lock()
+	if c.state != pending {
+		c.mu.Unlock()
+		return
+	}
+	c.state = live
+	if len(c.queue) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	if c.nc != nil {
+		c.scheduled = true
+		w := c.w
+		c.mu.Unlock()
+		w.push(c)
+		return
+	}
+	c.mu.Unlock()
+	c.signal()
+}
+
+// pooled tells whether the writer pool serves this connection.
+func (c *Conn) pooled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nc != nil && c.state == live
+}
+
+// Close ends the stream (idempotent): the socket closes, queued frames are
+// discarded and the OnClose functions run.
+func (c *Conn) Close() {
+	c.mu.Lock()
+	if c.state == closed {
+		c.mu.Unlock()
+		return
+	}
+	c.state = closed
+	clear(c.queue)
+	c.queue, c.spare, c.qbytes = nil, nil, 0
+	fns := c.onClose
+	c.onClose = nil
+	nc := c.nc
+	c.mu.Unlock()
+	c.hub.forget(c)
+	if nc != nil {
+		if c.hub.hangups != nil {
+			c.hub.hangups.remove(c)
+		}
+		_ = nc.Close()
+	}
+	close(c.closed)
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// flushPooled runs on a pool writer: it writes everything queued with one
+// non-blocking write(v) (each frame its own HTTP chunk) and returns how many frames
+// it handed to the socket. What the socket does not take at once is finished by a
+// catch-up goroutine, so the pool never waits for a client.
+func (c *Conn) flushPooled() int {
+	c.mu.Lock()
+	c.scheduled = false
+	if c.state != live || c.writing || len(c.queue) == 0 {
+		c.mu.Unlock()
+		return 0
+	}
+	frames := c.queue
+	c.queue, c.spare, c.qbytes = c.spare[:0], nil, 0 // the spare array now belongs to the queue
+	c.writing = true
+	c.mu.Unlock()
+
+	bufs := c.chunk(frames)
+	total := 0
+	for _, b := range bufs {
+		total += len(b)
+	}
+	n, err := 0, error(nil)
+	if c.raw != nil {
+		n, err = writeNonblocking(c.raw, bufs)
+	}
+	if err != nil {
+		c.Close()
+		return 0
+	}
+	delivered := len(frames)
+	if n < total {
+		rest := advance(bufs, n)
+		go c.catchUp(rest, frames)
+		return delivered
+	}
+	c.release(frames)
+	return delivered
+}
+
+// release ends a write: the frame slice is kept for reuse and, when more frames
+// queued meanwhile, the connection goes back on its writer's ready list.
+func (c *Conn) release(frames []*page.Frame) {
+	clear(frames)
+	c.mu.Lock()
+	c.writing = false
+	if c.state != live {
+		c.mu.Unlock()
+		return
+	}
+	if cap(frames) <= 64 {
+		c.spare = frames[:0]
+	}
+	if len(c.queue) > 0 && !c.scheduled {
+		c.scheduled = true
+		w := c.w
+		c.mu.Unlock()
+		w.push(c)
+		return
+	}
+	c.mu.Unlock()
+}
+
+// catchUp finishes a write the socket could not take at once, then writes whatever
+// queued meanwhile, with blocking writes bounded by the write timeout; once the
+// queue is empty the pool takes over again.
+func (c *Conn) catchUp(rest [][]byte, frames []*page.Frame) {
+	buffers := net.Buffers(rest)
+	for {
+		_ = c.nc.SetWriteDeadline(time.Now().Add(c.hub.opt.WriteTimeout))
+		if _, err := buffers.WriteTo(c.nc); err != nil {
+			c.mu.Lock()
+			stillLive := c.state == live // timed out or failed, not closed by someone else meanwhile
+			c.mu.Unlock()
+			if stillLive {
+				c.hub.dropped.Add(1)
+			}
+			c.Close()
+			return
+		}
+		clear(frames)
+		c.mu.Lock()
+		if c.state != live || len(c.queue) == 0 {
+			c.writing = false
+			c.mu.Unlock()
+			_ = c.nc.SetWriteDeadline(time.Time{})
+			return
+		}
+		frames = c.queue
+		c.queue, c.qbytes = nil, 0
+		c.mu.Unlock()
+		buffers = net.Buffers(c.chunk(frames))
+		c.hub.delivered.Add(uint64(len(frames)))
+	}
+}
+
+// chunk lays frames out for one writev: each frame is its own HTTP/1.1 chunk, built
+// once with the frame and shared by every subscriber. The returned slice aliases
+// c.iov (one writer at a time).
+func (c *Conn) chunk(frames []*page.Frame) [][]byte {
+	bufs := c.iov[:0]
+	for _, f := range frames {
+		bufs = append(bufs, f.Chunk)
+	}
+	if cap(bufs) <= 64 {
+		c.iov = bufs
+	}
+	return bufs
+}
+
+// advance drops the first n bytes of bufs.
+func advance(bufs [][]byte, n int) [][]byte {
+	out := make([][]byte, 0, len(bufs))
+	for _, b := range bufs {
+		if n >= len(b) {
+			n -= len(b)
+			continue
+		}
+		out = append(out, b[n:])
+		n = 0
+	}
+	return out
+}
