@@ -48,7 +48,7 @@ func (s *Server) view(p *page.Page) pageView {
 		Priority: p.Priority, Tags: p.Tags, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 		PublishedAt: p.PublishedAt, ExpiresAt: p.ExpiresAt, RevokedAt: p.RevokedAt, CompletedAt: p.CompletedAt,
 		Version: p.Version, Livemode: p.Livemode, Blocks: p.Blocks, Actions: p.Actions, Access: p.Access,
-		Notify: nullRaw(p.Notify), OnAction: redactSecret(p.OnAction), ApprovalChain: nullRaw(p.ApprovalChain), Stats: p.Stats,
+		Notify: redactChannelSecrets(p.Notify), OnAction: redactSecret(p.OnAction), ApprovalChain: nullRaw(p.ApprovalChain), Stats: p.Stats,
 	}
 	if v.Tags == nil {
 		v.Tags = []string{}
@@ -80,6 +80,32 @@ func redactSecret(r json.RawMessage) json.RawMessage {
 	}
 	if _, ok := m["hmac_secret"]; ok {
 		m["hmac_secret"] = "[redacted]"
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// redactChannelSecrets never echoes a notification channel's secret (a webhook
+// channel's signing secret) back; the rest of notify is returned as stored.
+func redactChannelSecrets(r json.RawMessage) json.RawMessage {
+	if len(r) == 0 {
+		return json.RawMessage("null")
+	}
+	var m map[string]any
+	if json.Unmarshal(r, &m) != nil {
+		return json.RawMessage("null")
+	}
+	chans, _ := m["channels"].([]any)
+	for _, c := range chans {
+		ch, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, k := range []string{"secret", "hmac_secret"} {
+			if _, ok := ch[k]; ok {
+				ch[k] = "[redacted]"
+			}
+		}
 	}
 	b, _ := json.Marshal(m)
 	return b
