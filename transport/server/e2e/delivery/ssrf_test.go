@@ -107,4 +107,20 @@ func TestOnActionValidation(t *testing.T) {
 	if pg["on_action"].(map[string]any)["hmac_secret"] != "[redacted]" {
 		t.Errorf("the secret is echoed: %v", pg["on_action"])
 	}
+
+	// A webhook notification channel's secret is never echoed either, on any read.
+	n := publish(e, key, map[string]any{"notify": map[string]any{"channels": []any{
+		map[string]any{"type": "webhook", "target": "https://example.com/notify", "secret": "channel-s3cret"}}}})
+	nid := n["pageId"].(string)
+	for _, path := range []string{"/v1/pages/" + nid, "/v1/pages?limit=50"} {
+		r := e.Do("GET", path, key, nil)
+		if r.Status != 200 || strings.Contains(string(r.Body), "channel-s3cret") {
+			t.Errorf("GET %s: %d, the channel secret is echoed: %s", path, r.Status, r.Body)
+		}
+	}
+	pg = e.Must(200, "GET", "/v1/pages/"+nid, key, nil)
+	ch := pg["notify"].(map[string]any)["channels"].([]any)[0].(map[string]any)
+	if ch["secret"] != "[redacted]" || ch["target"] != "https://example.com/notify" {
+		t.Errorf("notify channel as read back: %v", ch)
+	}
 }
