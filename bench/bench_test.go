@@ -44,12 +44,14 @@ func TestCallbacksCheckFailsWithABrokenReceiver(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	rep, err := Run(context.Background(), tg, []string{"callbacks"}, Options{Concurrency: 4, Count: 10, BrokenReceiver: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Passed() {
-		t.Fatalf("a receiver that rejects every signature passed the check: %+v", rep.Results[0].Checks)
+	for _, name := range []string{"callbacks", "mixed"} {
+		rep, err := Run(context.Background(), tg, []string{name}, Options{Concurrency: 4, Count: 10, BrokenReceiver: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Passed() {
+			t.Fatalf("%s: a receiver that rejects every signature passed the check: %+v", name, rep.Results[0].Checks)
+		}
 	}
 }
 

@@ -17,10 +17,13 @@ type Scenario func(ctx context.Context, t *Target, o Options) (*Result, error)
 
 // Scenarios by name.
 var Scenarios = map[string]Scenario{
-	"publish":   publishScenario,
-	"act":       actScenario,
-	"startup":   startupScenario,
-	"callbacks": callbacksScenario,
+	"publish":      publishScenario,
+	"act":          actScenario,
+	"startup":      startupScenario,
+	"callbacks":    callbacksScenario,
+	"fanout":       fanoutScenario,
+	"agent-stream": agentStreamScenario,
+	"mixed":        mixedScenario,
 }
 
 // Names lists the scenarios in a stable order.

@@ -23,11 +23,11 @@ func runBench(args []string) error {
 	var o bench.Options
 	fs.IntVar(&o.Concurrency, "concurrency", 64, "parallel clients")
 	fs.DurationVar(&o.Duration, "duration", 0, "how long timed scenarios run (default 10s when --count is 0)")
-	fs.IntVar(&o.Count, "count", 0, "operations (publish), pages (act) or events (fanout, agent-stream, callbacks)")
+	fs.IntVar(&o.Count, "count", 0, "operations (publish), pages (act, callbacks, mixed, startup) or events (fanout, agent-stream)")
 	fs.Float64Var(&o.Rate, "rate", 5, "events per second (fanout, agent-stream)")
 	fs.IntVar(&o.Subscribers, "subscribers", 1000, "viewers (fanout)")
 	fs.IntVar(&o.PayloadBytes, "payload", 0, "extra bytes of text per published page")
-	fs.StringVar(&o.Transport, "transport", "sse", "sse or ws (fanout, agent-stream)")
+	fs.StringVar(&o.Transport, "transport", "sse", "sse or ws (fanout, agent-stream, mixed)")
 	fs.IntVar(&o.Racers, "racers", 8, "parallel executions per page (act)")
 	jsonOut := fs.String("json", "", "write the machine-readable report to this file")
 	commit := fs.String("commit", "", "commit id to record in the report")
