@@ -1,9 +1,15 @@
 package server_test
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"folio/transport/server"
 	"folio/transport/server/servertest"
 )
 
@@ -91,4 +97,31 @@ func TestEveryErrorUsesTheEnvelope(t *testing.T) {
 	if v := e.Must(200, "GET", "/v1/audit/verify", key, nil); v["status"] != "valid" || v["chain_length"].(float64) != 2 {
 		t.Fatalf("audit after refused requests: %v", v)
 	}
+}
+
+// TestOpenReportsAnUnusableFileStore: a data directory whose file store cannot be
+// created makes Open fail with an error naming it (the binary exits with it), never
+// a panic, and leaves the database closed so a fixed directory opens again.
+func TestOpenReportsAnUnusableFileStore(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "blobs"), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	n, err := server.Open(server.Config{DataDir: dir, Log: quiet})
+	if err == nil {
+		_ = n.Close(context.Background())
+		t.Fatal("Open succeeded with a file where the blob directory belongs")
+	}
+	if !strings.Contains(err.Error(), "file store") {
+		t.Errorf("the error does not say what failed: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, "blobs")); err != nil {
+		t.Fatal(err)
+	}
+	n, err = server.Open(server.Config{DataDir: dir, Log: quiet})
+	if err != nil {
+		t.Fatalf("after fixing the directory: %v", err)
+	}
+	_ = n.Close(context.Background())
 }

@@ -20,8 +20,16 @@ import (
 // (SSE and WebSocket writers for the page, comment and agent streams), the blob
 // store for files, and the routes for comments, files and views. The retention
 // sweep runs every minute; the hub closes every stream when the node closes.
-func (n *Node) realtimeArea(pd *page.Deps) area {
+func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 	cfg := n.Config
+	blobs, err := persistence.OpenBlobs(n.Store, cfg.DataDir)
+	if err != nil {
+		return area{}, fmt.Errorf("open the file store under %s: %w", cfg.DataDir, err)
+	}
+	salt, err := n.Store.Secret("view-salt")
+	if err != nil {
+		return area{}, fmt.Errorf("read the view salt: %w", err)
+	}
 	retention := mailbox.DefaultRetention
 	if cfg.AgentRetention > 0 {
 		retention.MaxEvents = cfg.AgentRetention
@@ -40,17 +48,12 @@ func (n *Node) realtimeArea(pd *page.Deps) area {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "folio_stream_dropped_total", Help: "Stream clients disconnected for falling behind."},
 			func() float64 { return float64(hub.Dropped()) }),
 	)
-	blobs, blobErr := persistence.OpenBlobs(n.Store, cfg.DataDir)
-	salt, saltErr := n.Store.Secret("view-salt")
 	return area{
 		outlets: []page.Outlet{&mailbox.Outlet{Retention: retention, Mailboxes: mailboxes}},
 		mount: func(api *httpapi.Server) {
-			if blobErr != nil || saltErr != nil {
-				panic(fmt.Sprintf("realtime: open blob store: %v %v", blobErr, saltErr))
-			}
 			api.MountRealtime(httpapi.RealtimeDeps{Hub: hub, Mailboxes: mailboxes, Blobs: blobs, MaxUpload: cfg.MaxUpload, ViewSalt: salt})
 		},
 		run:   func(stop <-chan struct{}) { mailbox.RunRetention(md, time.Minute, stop) },
 		close: hub.Close,
-	}
+	}, nil
 }

@@ -172,7 +172,13 @@ func Open(cfg Config) (*Node, error) {
 	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), 10*time.Second, hooks)
 	// Areas add their outlets before any page actor runs (actors spawn on the first
 	// message, which cannot arrive before the API exists).
-	n.areas = []area{n.realtimeArea(pageDeps), n.deliveryArea(pageDeps), n.contentArea(pageDeps), n.tenancyArea(pageDeps)}
+	rt, err := n.realtimeArea(pageDeps)
+	if err != nil {
+		system.Shutdown()
+		_ = store.Close()
+		return nil, err
+	}
+	n.areas = []area{rt, n.deliveryArea(pageDeps), n.contentArea(pageDeps), n.tenancyArea(pageDeps)}
 	for _, a := range n.areas {
 		pageDeps.Outlets = append(pageDeps.Outlets, a.outlets...)
 	}
