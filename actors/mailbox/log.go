@@ -9,6 +9,7 @@ package mailbox
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -33,12 +34,51 @@ const (
 // record is one stored agent event. Payload is the exact wire payload (page.EncodeEvent)
 // so replays and inbox reads serve the same bytes the live stream sent.
 type record struct {
-	V       int             `json:"v"`
-	PageID  string          `json:"page_id"`
-	EventID string          `json:"event_id"`
-	Type    string          `json:"type"`
-	At      int64           `json:"at"` // unix nanoseconds
-	Payload json.RawMessage `json:"payload"`
+	PageID  string
+	EventID string
+	Type    string
+	At      int64 // unix nanoseconds
+	Payload []byte
+}
+
+// recordV2 starts every stored record: version byte, At (8 bytes), then PageID,
+// EventID and Type each as uvarint length + bytes, then the payload to the end.
+// The fixed head lets retention trimming (once per new event in steady state,
+// inside the serial commit) read what it needs without parsing the payload.
+const recordV2 = 2
+
+func (r *record) encode() []byte {
+	out := make([]byte, 0, 1+8+3*binary.MaxVarintLen16+len(r.PageID)+len(r.EventID)+len(r.Type)+len(r.Payload))
+	out = append(out, recordV2)
+	out = binary.BigEndian.AppendUint64(out, uint64(r.At))
+	for _, f := range []string{r.PageID, r.EventID, r.Type} {
+		out = binary.AppendUvarint(out, uint64(len(f)))
+		out = append(out, f...)
+	}
+	return append(out, r.Payload...)
+}
+
+var errBadRecord = errors.New("mailbox: malformed stored record")
+
+// decodeRecord reads a stored record; Payload aliases raw (valid for the
+// transaction only, like every bbolt value).
+func decodeRecord(raw []byte) (record, error) {
+	var r record
+	if len(raw) < 9 || raw[0] != recordV2 {
+		return r, errBadRecord
+	}
+	r.At = int64(binary.BigEndian.Uint64(raw[1:9]))
+	rest := raw[9:]
+	for _, f := range []*string{&r.PageID, &r.EventID, &r.Type} {
+		n, k := binary.Uvarint(rest)
+		if k <= 0 || uint64(len(rest)-k) < n {
+			return r, errBadRecord
+		}
+		*f = string(rest[k : k+int(n)])
+		rest = rest[k+int(n):]
+	}
+	r.Payload = rest
+	return r, nil
 }
 
 // Retention bounds each tenant's log: at most MaxEvents events, none older than
@@ -82,10 +122,7 @@ func stage(tx *persistence.Tx, r Retention, events []page.Event) error {
 		t := []byte(e.TenantID)
 		seq := persistence.ReadU64(tx.Get(bucketSeq, t)) + 1
 		e.Seq = seq
-		rec, err := json.Marshal(record{V: 1, PageID: e.PageID, EventID: e.ID, Type: e.Type, At: e.At.UnixNano(), Payload: page.EncodeEvent(e)})
-		if err != nil {
-			return err
-		}
+		rec := (&record{PageID: e.PageID, EventID: e.ID, Type: e.Type, At: e.At.UnixNano(), Payload: page.EncodeEvent(e)}).encode()
 		k := seqKey(e.TenantID, seq)
 		if err := tx.Put(bucketEvents, k, rec); err != nil {
 			return err
@@ -131,8 +168,8 @@ func drop(tx *persistence.Tx, tenant string, seq uint64) error {
 	if raw == nil {
 		return nil
 	}
-	var rec record
-	if err := json.Unmarshal(raw, &rec); err != nil {
+	rec, err := decodeRecord(raw)
+	if err != nil {
 		return err
 	}
 	if tx.Get(bucketUnacked, k) != nil {
@@ -195,11 +232,11 @@ func (s Stored) WithAck() json.RawMessage {
 }
 
 func decode(k, v []byte) (Stored, error) {
-	var rec record
-	if err := json.Unmarshal(v, &rec); err != nil {
+	rec, err := decodeRecord(v)
+	if err != nil {
 		return Stored{}, err
 	}
-	return Stored{Seq: seqOf(k), Type: rec.Type, PageID: rec.PageID, Payload: rec.Payload}, nil
+	return Stored{Seq: seqOf(k), Type: rec.Type, PageID: rec.PageID, Payload: bytes.Clone(rec.Payload)}, nil
 }
 
 // Read returns up to limit events of tenant with after < seq <= upto, in order.
@@ -358,10 +395,7 @@ func Sweep(store *persistence.Store, r Retention, now time.Time, batch int) (int
 					seq := seqOf(k)
 					old := r.MaxEvents > 0 && t.last >= uint64(r.MaxEvents) && seq <= t.last-uint64(r.MaxEvents)
 					if !old && r.MaxAge > 0 {
-						var rec struct {
-							At int64 `json:"at"`
-						}
-						if json.Unmarshal(v, &rec) == nil && now.Sub(time.Unix(0, rec.At)) > r.MaxAge {
+						if rec, err := decodeRecord(v); err == nil && now.Sub(time.Unix(0, rec.At)) > r.MaxAge {
 							old = true
 						}
 					}
