@@ -18,8 +18,17 @@ func (t *Tx) bucket(name string) *bolt.Bucket {
 	if b == nil && t.btx.Writable() {
 		b, _ = t.btx.CreateBucketIfNotExists([]byte(name))
 	}
+	if b != nil && t.btx.Writable() {
+		b.FillPercent = fillPercent
+	}
 	return b
 }
+
+// fillPercent is how full bbolt packs the pages it splits. Nearly every key Folio
+// writes grows at the right edge (time-ordered ids, sequence numbers, time-keyed
+// indexes), where bbolt's default of one half leaves every page half empty, so
+// twice the pages are written and kept.
+const fillPercent = 0.9
 
 // Get returns a copy of the value at key, or nil.
 func (t *Tx) Get(bucket string, key []byte) []byte {
