@@ -54,7 +54,11 @@ func Run(ctx context.Context, t *Target, names []string, o Options) (*Report, er
 			return rep, fmt.Errorf("%s: %w", name, err)
 		}
 		cpu1, rss, src := t.usageSample(ctx)
-		res.Server = ServerUsage{CPUSeconds: cpu1 - cpu0, RSSMiB: rss, Source: src}
+		cpu := cpu1 - cpu0
+		if cpu1 < cpu0 { // the scenario restarted the server: count its new process only
+			cpu = cpu1
+		}
+		res.Server = ServerUsage{CPUSeconds: cpu, RSSMiB: rss, Source: src}
 		if res.Seconds > 0 {
 			res.Throughput = float64(res.Operations) / res.Seconds
 		}
