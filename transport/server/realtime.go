@@ -41,8 +41,10 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 	mailboxes := registry.Start(n.System, "mailboxes", mailbox.NewProducer(md), 10*time.Second, registry.Hooks{})
 	hub := stream.NewHub(stream.Options{Keepalive: cfg.Keepalive})
 	n.Registry.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_stream_subscribers", Help: "Open SSE and WebSocket stream connections."},
-			func() float64 { return float64(hub.Subscribers()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_stream_subscribers", Help: "Open stream connections by transport.", ConstLabels: prometheus.Labels{"transport": "sse"}},
+			func() float64 { sse, _ := hub.SubscribersByTransport(); return float64(sse) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_stream_subscribers", Help: "Open stream connections by transport.", ConstLabels: prometheus.Labels{"transport": "ws"}},
+			func() float64 { _, ws := hub.SubscribersByTransport(); return float64(ws) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "folio_stream_frames_delivered_total", Help: "Event frames written to stream clients."},
 			func() float64 { return float64(hub.Delivered()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "folio_stream_dropped_total", Help: "Stream clients disconnected for falling behind."},

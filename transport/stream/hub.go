@@ -69,7 +69,8 @@ type Hub struct {
 	hangups *hangups // nil where unsupported
 
 	mu     sync.Mutex
-	conns  map[*Conn]struct{}
+	conns  map[*Conn]bool // value: the connection is a WebSocket
+	ws     int            // WebSocket connections among conns
 	closed bool
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -81,7 +82,7 @@ type Hub struct {
 // NewHub starts the writer pool and the keepalive timer.
 func NewHub(opt Options) *Hub {
 	opt.defaults()
-	h := &Hub{opt: opt, conns: map[*Conn]struct{}{}, stop: make(chan struct{})}
+	h := &Hub{opt: opt, conns: map[*Conn]bool{}, stop: make(chan struct{})}
 	for i := 0; i < opt.Writers; i++ {
 		w := &writer{wake: make(chan struct{}, 1)}
 		h.writers = append(h.writers, w)
@@ -102,6 +103,13 @@ func (h *Hub) Subscribers() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.conns)
+}
+
+// SubscribersByTransport is the number of open SSE and WebSocket connections.
+func (h *Hub) SubscribersByTransport() (sse, ws int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.conns) - h.ws, h.ws
 }
 
 // Delivered counts frames written to clients; Dropped counts clients disconnected
@@ -134,19 +142,27 @@ func (h *Hub) Close() {
 	}
 }
 
-func (h *Hub) track(c *Conn) bool {
+func (h *Hub) track(c *Conn, ws bool) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		return false
 	}
-	h.conns[c] = struct{}{}
+	if _, ok := h.conns[c]; !ok && ws {
+		h.ws++
+	}
+	h.conns[c] = ws
 	return true
 }
 
 func (h *Hub) forget(c *Conn) {
 	h.mu.Lock()
-	delete(h.conns, c)
+	if ws, ok := h.conns[c]; ok {
+		if ws {
+			h.ws--
+		}
+		delete(h.conns, c)
+	}
 	h.mu.Unlock()
 }
 

@@ -29,7 +29,7 @@ const sseHeader = "HTTP/1.1 200 OK\r\n" +
 // pool, and ServeSSE returns at once; otherwise it writes from this goroutine until
 // the stream ends. The caller must not touch w afterwards.
 func (c *Conn) ServeSSE(w http.ResponseWriter, r *http.Request, preamble []byte, replay Replay) {
-	if !c.hub.track(c) {
+	if !c.hub.track(c, false) {
 		c.Close()
 		return
 	}

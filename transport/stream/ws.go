@@ -22,7 +22,7 @@ func IsWebSocket(r *http.Request) bool {
 // keepalive interval; a client that does not answer within the write timeout, or
 // falls behind, is disconnected. It returns when the stream ends.
 func (c *Conn) ServeWS(w http.ResponseWriter, r *http.Request, connected *page.Frame, replay Replay) {
-	if !c.hub.track(c) {
+	if !c.hub.track(c, true) {
 		c.Close()
 		return
 	}

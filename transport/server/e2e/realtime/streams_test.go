@@ -409,10 +409,19 @@ func TestStreamsOfManyClientsInParallel(t *testing.T) {
 	eventually(t, 5*time.Second, "churned subscribers to leave", func() bool {
 		return subscribers(t, e) == stayers
 	})
+	if sse, ws := subscribersBy(t, e); sse != stayers/2 || ws != stayers/2 {
+		t.Errorf("open connections by transport: sse %d, ws %d; want %d each", sse, ws, stayers/2)
+	}
 }
 
-// subscribers reads folio_stream_subscribers from /metrics.
+// subscribers reads folio_stream_subscribers from /metrics (both transports).
 func subscribers(t *testing.T, e *servertest.Env) int {
+	sse, ws := subscribersBy(t, e)
+	return sse + ws
+}
+
+// subscribersBy reads folio_stream_subscribers{transport="sse"|"ws"} from /metrics.
+func subscribersBy(t *testing.T, e *servertest.Env) (sse, ws int) {
 	t.Helper()
 	res, err := http.Get(e.Srv.URL + "/metrics")
 	if err != nil {
@@ -420,14 +429,20 @@ func subscribers(t *testing.T, e *servertest.Env) int {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
+	found := 0
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "folio_stream_subscribers "); ok {
-			n, _ := strconv.ParseFloat(v, 64)
-			return int(n)
+		for prefix, dst := range map[string]*int{`folio_stream_subscribers{transport="sse"} `: &sse, `folio_stream_subscribers{transport="ws"} `: &ws} {
+			if v, ok := strings.CutPrefix(line, prefix); ok {
+				n, _ := strconv.ParseFloat(v, 64)
+				*dst = int(n)
+				found++
+			}
 		}
 	}
-	t.Fatal("no folio_stream_subscribers metric")
-	return 0
+	if found != 2 {
+		t.Fatalf("folio_stream_subscribers by transport: found %d of 2 series", found)
+	}
+	return sse, ws
 }
 
 // TestViewerInputStaysOffPublicStreams: form.submitted (a viewer's form data) and
