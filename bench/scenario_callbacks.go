@@ -54,6 +54,18 @@ func (rv *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// startReceiver serves a receiver on a loopback port; url is its callback address.
+func startReceiver(secret string, broken bool) (rv *receiver, url string, stop func(), err error) {
+	rv = &receiver{secret: []byte(secret), broken: broken, got: map[string]time.Time{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	srv := &http.Server{Handler: rv}
+	go func() { _ = srv.Serve(ln) }()
+	return rv, "http://" + ln.Addr().String() + "/hook", func() { _ = srv.Close() }, nil
+}
+
 // callbacksScenario: pages with an on_action callback to a local receiver get one
 // action each; the receiver verifies every signature. Checks: every action's
 // callback delivered with a valid signature. Latency: action executed → callback
@@ -63,15 +75,11 @@ func callbacksScenario(ctx context.Context, t *Target, o Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	rv := &receiver{secret: []byte("bench-secret-0123456789"), broken: o.BrokenReceiver, got: map[string]time.Time{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	rv, url, stop, err := startReceiver("bench-secret-0123456789", o.BrokenReceiver)
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: rv}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	url := "http://" + ln.Addr().String() + "/hook"
+	defer stop()
 
 	pages := o.Count
 	if pages <= 0 {

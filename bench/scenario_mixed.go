@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,15 +24,11 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rv := &receiver{secret: []byte("bench-mixed-secret-0123"), broken: o.BrokenReceiver, got: map[string]time.Time{}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	rv, hook, stop, err := startReceiver("bench-mixed-secret-0123", o.BrokenReceiver)
 	if err != nil {
 		return nil, err
 	}
-	srv := &http.Server{Handler: rv}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	hook := "http://" + ln.Addr().String() + "/hook"
+	defer stop()
 
 	// The agent's own stream: action.executed per page, counted.
 	var agentMu sync.Mutex
