@@ -118,9 +118,10 @@ func publishBody(i int) map[string]any {
 
 // acked records what the server acknowledged before it was killed.
 type acked struct {
-	mu       sync.Mutex
-	pages    map[string]bool // page -> action executed
-	appended map[string]int  // page -> blocks appended
+	mu        sync.Mutex
+	pages     map[string]bool   // page -> action executed
+	appended  map[string]int    // page -> blocks appended
+	commented map[string]string // page -> id of its acknowledged comment
 }
 
 func TestKill9LosesNothingAcknowledged(t *testing.T) {
@@ -131,7 +132,7 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := reg["apiKey"].(string)
-	a := &acked{pages: map[string]bool{}, appended: map[string]int{}}
+	a := &acked{pages: map[string]bool{}, appended: map[string]int{}, commented: map[string]string{}}
 
 	// Each client publishes, appends a block, and executes an action on every other
 	// page, over and over; the server is killed while they are mid-flight.
@@ -160,6 +161,13 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 				}
 				a.mu.Lock()
 				a.appended[id]++
+				a.mu.Unlock()
+				st, cm, err := p.call("POST", "/v1/pages/"+id+"/comments", key, map[string]any{"content": "before the crash"})
+				if err != nil || st != 201 {
+					return
+				}
+				a.mu.Lock()
+				a.commented[id] = cm["id"].(string)
 				a.mu.Unlock()
 				if i%2 == 0 {
 					if st, _, err := p.call("POST", "/v1/pages/"+id+"/actions/approve", key, nil); err != nil || st != 200 {
@@ -201,6 +209,17 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 				t.Errorf("page %s: acknowledged action lost (status %v)", id, m["status"])
 			}
 		}
+		// A comment and its agent event commit together: both are there.
+		if cid, ok := a.commented[id]; ok {
+			_, cs, _ := p2.call("GET", "/v1/pages/"+id+"/comments", key, nil)
+			if !containsID(cs["comments"], "id", cid) {
+				t.Errorf("page %s: acknowledged comment %s lost", id, cid)
+			}
+			_, evs, _ := p2.call("GET", "/v1/pages/"+id+"/agent-events?limit=200", key, nil)
+			if !containsID(evs["events"], "type", "comment.added") {
+				t.Errorf("page %s: the agent event of acknowledged comment %s is not replayable", id, cid)
+			}
+		}
 	}
 	st, v, err := p2.call("GET", "/v1/audit/verify", key, nil)
 	if err != nil || st != 200 || v["status"] != "valid" {
@@ -209,8 +228,20 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 	if min := float64(2*len(a.pages) + executed*2); v["chain_length"].(float64) < min {
 		t.Fatalf("chain has %v entries, want at least %v", v["chain_length"], min)
 	}
-	t.Logf("%d pages, %d actions acknowledged before kill -9; all present after restart; chain of %v verifies",
-		len(a.pages), executed, v["chain_length"])
+	t.Logf("%d pages, %d actions, %d comments acknowledged before kill -9; all present after restart; chain of %v verifies",
+		len(a.pages), executed, len(a.commented), v["chain_length"])
+}
+
+// containsID tells whether list (a decoded JSON array of objects) has one whose
+// field equals want.
+func containsID(list any, field, want string) bool {
+	items, _ := list.([]any)
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok && m[field] == want {
+			return true
+		}
+	}
+	return false
 }
 
 func TestSIGTERMDrainsAndClosesCleanly(t *testing.T) {
