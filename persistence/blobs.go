@@ -82,10 +82,60 @@ func OpenBlobs(store *Store, dir string) (*Blobs, error) {
 	return &Blobs{dir: root, secret: secret}, nil
 }
 
-func (b *Blobs) path(key string) string {
+func (b *Blobs) path(key string) string { return b.pathOf(BlobName(key)) }
+
+func (b *Blobs) pathOf(name string) string { return filepath.Join(b.dir, name[:2], name) }
+
+// BlobName is the on-disk name of key's blob (hex SHA-256 of the key).
+func BlobName(key string) string {
 	sum := sha256.Sum256([]byte(key))
-	h := hex.EncodeToString(sum[:])
-	return filepath.Join(b.dir, h[:2], h)
+	return hex.EncodeToString(sum[:])
+}
+
+// StoredBlob is one blob on disk as Walk sees it.
+type StoredBlob struct {
+	Name     string // BlobName of its key
+	Modified time.Time
+	Size     int64
+}
+
+// Walk lists every stored blob (temporary files excluded), in no particular order.
+func (b *Blobs) Walk(fn func(StoredBlob)) error {
+	dirs, err := os.ReadDir(b.dir)
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if !d.IsDir() || len(d.Name()) != 2 {
+			continue // "tmp" and anything not written by Put
+		}
+		files, err := os.ReadDir(filepath.Join(b.dir, d.Name()))
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			name := f.Name()
+			if len(name) != sha256.Size*2 || !strings.HasPrefix(name, d.Name()) {
+				continue
+			}
+			if info, err := f.Info(); err == nil && info.Mode().IsRegular() {
+				fn(StoredBlob{Name: name, Modified: info.ModTime(), Size: info.Size()})
+			}
+		}
+	}
+	return nil
+}
+
+// RemoveName deletes the blob called name (a BlobName; absent is fine).
+func (b *Blobs) RemoveName(name string) error {
+	if len(name) != sha256.Size*2 || strings.Trim(name, "0123456789abcdef") != "" {
+		return fmt.Errorf("persistence: %q is not a blob name", name)
+	}
+	err := os.Remove(b.pathOf(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // Put stores exactly size bytes from r under key. Nothing is visible under key

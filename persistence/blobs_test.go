@@ -100,6 +100,36 @@ func TestBlobPathsStayInsideTheDirectory(t *testing.T) {
 	}
 }
 
+// TestWalkAndRemoveByName: Walk sees stored blobs (by BlobName, not temporary
+// files); RemoveName deletes one and refuses anything that is not a blob name.
+func TestWalkAndRemoveByName(t *testing.T) {
+	b, _, dir := openBlobs(t)
+	if err := b.Put("t/p/1_a.txt", strings.NewReader("abc"), 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "blobs", "tmp", "partial"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var seen []StoredBlob
+	if err := b.Walk(func(s StoredBlob) { seen = append(seen, s) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || seen[0].Name != BlobName("t/p/1_a.txt") || seen[0].Size != 3 {
+		t.Fatalf("walk saw %+v", seen)
+	}
+	for _, bad := range []string{"../../etc/passwd", "tmp", strings.Repeat("g", 64), ""} {
+		if err := b.RemoveName(bad); err == nil {
+			t.Errorf("RemoveName(%q) accepted", bad)
+		}
+	}
+	if err := b.RemoveName(seen[0].Name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Open("t/p/1_a.txt"); err != ErrBlobMissing {
+		t.Fatalf("after RemoveName: %v", err)
+	}
+}
+
 // TestSignedTokens: a token verifies for exactly its purpose, key, extras and
 // lifetime; the secret survives a restart.
 func TestSignedTokens(t *testing.T) {

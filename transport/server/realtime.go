@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -55,7 +56,13 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 		mount: func(api *httpapi.Server) {
 			api.MountRealtime(httpapi.RealtimeDeps{Hub: hub, Mailboxes: mailboxes, Blobs: blobs, MaxUpload: cfg.MaxUpload, ViewSalt: salt})
 		},
-		run:   func(stop <-chan struct{}) { mailbox.RunRetention(md, time.Minute, stop) },
+		run: func(stop <-chan struct{}) {
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() { defer wg.Done(); page.RunBlobSweep(pd, blobs, 10*time.Minute, stop) }()
+			mailbox.RunRetention(md, time.Minute, stop)
+			wg.Wait()
+		},
 		close: hub.Close,
 	}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"folio/actors/page"
+	"folio/persistence"
 	"folio/transport/server"
 	"folio/transport/server/servertest"
 )
@@ -302,5 +304,50 @@ func TestAnonymousUploadsOnPublicPagesOnly(t *testing.T) {
 	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, nil)
 	if r := e.Do("POST", "/v1/pages/"+id+"/files/presign", "", map[string]any{"filename": "x", "size_bytes": 1}); r.Status != 409 {
 		t.Fatalf("upload to a completed page: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestOrphanUploadsAreSwept: bytes uploaded but never completed are removed once
+// older than page.OrphanGrace (otherwise anyone with a public page's link could fill
+// the disk); completed files are kept and still download.
+func TestOrphanUploadsAreSwept(t *testing.T) {
+	dir := t.TempDir()
+	e := servertest.Open(t, dir, servertest.NewClock(time.Now()))
+	key, _ := e.Register("sweeper")
+	id := e.Publish(key, nil)
+	kept := upload(t, e, key, id, "kept.txt", []byte("kept bytes"))
+	p := presign(t, e, key, id, map[string]any{"filename": "orphan.txt", "mime_type": "text/plain", "size_bytes": 6})
+	e.Must(200, "PUT", p["uploadUrl"].(string), "", []byte("orphan"))
+
+	blobs, err := persistence.OpenBlobs(e.Node.Store, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		n := 0
+		if err := blobs.Walk(func(persistence.StoredBlob) { n++ }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d blobs stored, want 2", n)
+	}
+	if n, err := page.SweepOrphanBlobs(e.Node.Store, blobs, time.Now(), page.OrphanGrace); err != nil || n != 0 {
+		t.Fatalf("a fresh upload was swept: %d %v", n, err)
+	}
+	if n, err := page.SweepOrphanBlobs(e.Node.Store, blobs, time.Now().Add(page.OrphanGrace+time.Minute), page.OrphanGrace); err != nil || n != 1 {
+		t.Fatalf("sweep after the grace removed %d (%v), want the one orphan", n, err)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d blobs left, want 1", n)
+	}
+	res, body := get(t, e, http.DefaultClient, "/v1/pages/"+id+"/files/"+kept+"/download")
+	if res.StatusCode != 200 || string(body) != "kept bytes" {
+		t.Fatalf("the completed file after the sweep: %d %q", res.StatusCode, body)
+	}
+	r := e.Do("POST", "/v1/pages/"+id+"/files/complete", key, map[string]any{"storage_key": p["storageKey"], "filename": "orphan.txt", "mime_type": "text/plain"})
+	if r.Status < 400 || r.Status >= 500 {
+		t.Fatalf("completing a swept upload: %d %s", r.Status, r.Body)
 	}
 }
