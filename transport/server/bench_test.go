@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -34,6 +36,11 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B, clients int) *benchEnv {
 	b.Helper()
+	// The GC target `folio serve` runs with (--gc-percent), unless GOGC is set.
+	if os.Getenv("GOGC") == "" {
+		old := debug.SetGCPercent(300)
+		b.Cleanup(func() { debug.SetGCPercent(old) })
+	}
 	n, err := server.Open(server.Config{DataDir: b.TempDir(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
