@@ -56,7 +56,8 @@ func RunBlobSweep(d *Deps, blobs *persistence.Blobs, every time.Duration, stop <
 		case <-stop:
 			return
 		case <-t.C:
-			n, err := SweepOrphanBlobs(d.Store, blobs, d.Now(), OrphanGrace)
+			// Wall-clock time, not d.Now: blob ages come from file modification times.
+			n, err := SweepOrphanBlobs(d.Store, blobs, time.Now(), OrphanGrace)
 			if err != nil && d.Log != nil {
 				d.Log.Error("files: orphan blob sweep", "err", err)
 			} else if n > 0 && d.Log != nil {
