@@ -334,6 +334,32 @@ func ByPage(store *persistence.Store, tenant, pageID string, limit, offset int) 
 	return out, total, err
 }
 
+// PageAfter returns up to limit retained events of one page of tenant with a
+// sequence number above after, oldest first (page-stream replay).
+func PageAfter(store *persistence.Store, tenant, pageID string, after uint64, limit int) ([]Stored, error) {
+	var out []Stored
+	err := store.View(func(tx *persistence.Tx) error {
+		var derr error
+		from, to := pageKey(tenant, pageID, after+1), pageKey(tenant, pageID, ^uint64(0))
+		tx.ScanRange(bucketByPage, from, append(to, 0), func(k, _ []byte) bool {
+			sk := seqKey(tenant, seqOf(k))
+			v := tx.Get(bucketEvents, sk)
+			if v == nil {
+				return true
+			}
+			s, err := decode(sk, v)
+			if err != nil {
+				derr = err
+				return false
+			}
+			out = append(out, s)
+			return len(out) < limit
+		})
+		return derr
+	})
+	return out, err
+}
+
 // resolve finds the sequence number of an event reference: the decimal stream id or
 // the event's eventId. ok is false when tenant has no such retained event.
 func resolve(tx *persistence.Tx, tenant, ref string) (uint64, bool) {

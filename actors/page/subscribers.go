@@ -161,6 +161,24 @@ func PublicFrameOf(e *Event) *Frame {
 	return FrameOf(&pub)
 }
 
+// PublicFrameOfPayload re-frames an event stored as its agent payload (the agent
+// log) for the page's public streams, exactly as the live stream framed it: ok is
+// false for events the public streams never carry.
+func PublicFrameOfPayload(seq uint64, payload []byte) (f *Frame, ok bool) {
+	var p Payload
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber() // numbers come back exactly as they were encoded
+	if err := dec.Decode(&p); err != nil || !PublicEvent(p.Type) {
+		return nil, false
+	}
+	at, err := time.Parse(time.RFC3339Nano, p.Timestamp)
+	if err != nil {
+		return nil, false
+	}
+	e := Event{ID: p.EventID, Seq: seq, Type: p.Type, PageID: p.PageID, At: at, Data: p.Data, Actor: p.Actor}
+	return PublicFrameOf(&e), true
+}
+
 // Viewer is whoever uses a route open to people holding the page link (streams,
 // comment and file reads, uploads, views): TenantID/Agent of the API key presented,
 // empty when none.
@@ -207,8 +225,9 @@ type Unsubscribe struct{ Sub Subscriber }
 // Subscribed answers Subscribe: from now on every committed event reaches the
 // subscriber, in commit order.
 type Subscribed struct {
-	PageID string
-	Status string
+	PageID   string
+	TenantID string
+	Status   string
 }
 
 func (m *Subscribe) public()   {}
@@ -222,7 +241,7 @@ func (m *Subscribe) run(a *Actor) any {
 		return fault.New(fault.Invalid, "no subscriber", nil)
 	}
 	a.subs.add(m.Sub, m.Comments)
-	return &Subscribed{PageID: a.id, Status: a.page.Status}
+	return &Subscribed{PageID: a.id, TenantID: a.page.TenantID, Status: a.page.Status}
 }
 
 func (m *Unsubscribe) run(a *Actor) any {

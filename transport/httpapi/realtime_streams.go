@@ -37,8 +37,14 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 		rt.writeError(w, r, err)
 		return
 	}
+	after, replaying, err := lastEventID(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
 	c := rt.d.Hub.NewConn()
-	if _, err := askPageAs[*page.Subscribed](rt.Server, id, &page.Subscribe{Viewer: v, Sub: c, Comments: comments}); err != nil {
+	sub, err := askPageAs[*page.Subscribed](rt.Server, id, &page.Subscribe{Viewer: v, Sub: c, Comments: comments})
+	if err != nil {
 		c.Close()
 		rt.writeError(w, r, err)
 		return
@@ -49,15 +55,49 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 		hello["stream"] = "comments"
 	}
 	connected := page.ControlFrame("connected", hello)
+	var replay stream.Replay
+	if replaying {
+		replay = func(emit func(*page.Frame) error) error {
+			return rt.replayPage(c, sub.TenantID, id, after, comments, emit)
+		}
+	}
 	if stream.IsWebSocket(r) {
-		c.ServeWS(w, r, connected, nil)
+		c.ServeWS(w, r, connected, replay)
 		return
 	}
 	if comments {
-		c.ServeSSE(w, r, heartbeat, nil)
+		c.ServeSSE(w, r, heartbeat, replay)
 		return
 	}
-	c.ServeSSE(w, r, connected.SSE, nil)
+	c.ServeSSE(w, r, connected.SSE, replay)
+}
+
+// replayPage emits the page's retained public events after `after` (a browser's
+// EventSource sends Last-Event-ID by itself when it reconnects), read from the agent
+// log and framed exactly as the live stream framed them. The connection was
+// subscribed first, so every later event is queued on it; those the replay already
+// wrote are skipped when it goes live (SkipThrough): no gap, no duplicate.
+func (rt *realtime) replayPage(c *stream.Conn, tenantID, pageID string, after uint64, comments bool, emit func(*page.Frame) error) error {
+	for {
+		chunk, err := mailbox.PageAfter(rt.store, tenantID, pageID, after, 256)
+		if err != nil {
+			return err
+		}
+		for _, s := range chunk {
+			after = s.Seq
+			f, ok := page.PublicFrameOfPayload(s.Seq, s.Payload)
+			if !ok || (comments && !f.Comment) {
+				continue
+			}
+			if err := emit(f); err != nil {
+				return err
+			}
+		}
+		c.SkipThrough(after)
+		if len(chunk) < 256 {
+			return nil
+		}
+	}
 }
 
 // lastEventID reads the replay position: the Last-Event-ID header (SSE reconnects)

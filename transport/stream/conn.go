@@ -25,6 +25,7 @@ type Conn struct {
 	scheduled bool // on a writer's ready list
 	writing   bool // a writer owns the socket
 	onClose   []func()
+	skip      uint64 // frames with 0 < Seq <= skip were replayed already
 
 	// Pooled SSE (hijacked HTTP/1.1): written by the pool.
 	nc     net.Conn
@@ -77,6 +78,12 @@ func (c *Conn) enqueue(f *page.Frame, counts bool) bool {
 		c.mu.Unlock()
 		return false
 	}
+	if f.Seq != 0 && f.Seq <= c.skip {
+		// Replayed already: the replay can read an event from the log before the
+		// actor that committed it has handed it to its subscribers.
+		c.mu.Unlock()
+		return true
+	}
 	limitFrames, limitBytes := c.hub.opt.QueueFrames, c.hub.opt.QueueBytes
 	if c.state == pending {
 		limitFrames, limitBytes = limitFrames*4, limitBytes*2 // room for a replay in progress
@@ -121,12 +128,34 @@ func (c *Conn) take() []*page.Frame {
 	return q
 }
 
+// SkipThrough makes the stream drop every frame with a sequence number up to seq,
+// queued already or sent later: a replay that read the log up to seq has written
+// them. Frames arrive in commit order, so what remains follows the replay with no
+// gap and no duplicate. Call it from a Replay.
+func (c *Conn) SkipThrough(seq uint64) {
+	c.mu.Lock()
+	c.skip = max(c.skip, seq)
+	c.mu.Unlock()
+}
+
 // goLive switches a pending stream to live: what queued meanwhile is written next.
 func (c *Conn) goLive() {
 	c.mu.Lock()
 	if c.state != pending {
 		c.mu.Unlock()
 		return
+	}
+	if c.skip > 0 {
+		kept := c.queue[:0]
+		for _, f := range c.queue {
+			if f.Seq != 0 && f.Seq <= c.skip {
+				c.qbytes -= len(f.SSE)
+				continue
+			}
+			kept = append(kept, f)
+		}
+		clear(c.queue[len(kept):])
+		c.queue = kept
 	}
 	c.state = live
 	if len(c.queue) == 0 {
