@@ -81,3 +81,28 @@ func TestFanoutFiltersAndDropsRefusingSubscribers(t *testing.T) {
 		t.Fatal("subscribers left")
 	}
 }
+
+// TestReplayedFramesMatchLiveOnes: an event re-framed from its stored agent payload
+// is byte for byte the frame the public stream sent live (numbers, actor and all,
+// private fields left out); events the public streams never carry are refused.
+func TestReplayedFramesMatchLiveOnes(t *testing.T) {
+	e := Event{ID: "evt_1", Seq: 9007199254740993, Type: "action.executed", PageID: "pg_1", TenantID: "t",
+		At:    time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC),
+		Data:  map[string]any{"actionId": "approve", "version": 3, "ratio": 0.25, "comment": "private", "form_data": map[string]any{"x": 1}},
+		Actor: map[string]any{"identity": "r@example.com"}}
+	live := PublicFrameOf(&e)
+	replayed, ok := PublicFrameOfPayload(e.Seq, EncodeEvent(&e))
+	if !ok {
+		t.Fatal("a public event was refused")
+	}
+	if string(replayed.SSE) != string(live.SSE) || string(replayed.JSON) != string(live.JSON) {
+		t.Fatalf("replayed\n%s\nlive\n%s", replayed.SSE, live.SSE)
+	}
+	if strings.Contains(string(replayed.JSON), "private") {
+		t.Fatalf("private data replayed: %s", replayed.JSON)
+	}
+	viewed := Event{ID: "evt_2", Seq: 10, Type: "page.viewed", PageID: "pg_1", At: e.At, Data: map[string]any{}}
+	if _, ok := PublicFrameOfPayload(viewed.Seq, EncodeEvent(&viewed)); ok {
+		t.Fatal("page.viewed was framed for a public stream")
+	}
+}
