@@ -94,3 +94,24 @@ func TestPercentiles(t *testing.T) {
 		t.Fatalf("percentiles %+v", l)
 	}
 }
+
+// The harness reads event types and bench stamps without parsing whole payloads; it
+// must agree with a JSON parse, and fall back to one when the fast path cannot apply.
+func TestTypeAndStampReading(t *testing.T) {
+	p := []byte(`{"id":"7","type":"comment.added","pageId":"pg_1","data":{"content":"bench 12 1700000000000000000"}}`)
+	if got := typeOf(p); got != "comment.added" {
+		t.Fatalf("typeOf = %q", got)
+	}
+	n, at, ok := benchStamp(p)
+	if !ok || n != 12 || at.UnixNano() != 1700000000000000000 {
+		t.Fatalf("benchStamp = %d %v %v", n, at, ok)
+	}
+	escaped := []byte(`{"type":"x","data":{"content":"say \"hi\""}}`)
+	if _, _, ok := benchStamp(escaped); ok {
+		t.Fatal("a non-bench comment read as a stamp")
+	}
+	spaced := []byte(`{"type" : "page.created"}`)
+	if got := typeOf(spaced); got != "page.created" {
+		t.Fatalf("fallback typeOf = %q", got)
+	}
+}

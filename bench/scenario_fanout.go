@@ -153,6 +153,9 @@ func fanoutScenario(ctx context.Context, t *Target, o Options) (*Result, error) 
 
 // benchStamp reads "bench <n> <unixnano>" from a comment.added payload.
 func benchStamp(raw json.RawMessage) (int, time.Time, bool) {
+	if content, ok := plainField(raw, `"content":"`); ok {
+		return parseStamp(content)
+	}
 	var m struct {
 		Data struct {
 			Content string `json:"content"`
@@ -161,7 +164,12 @@ func benchStamp(raw json.RawMessage) (int, time.Time, bool) {
 	if json.Unmarshal(raw, &m) != nil {
 		return 0, time.Time{}, false
 	}
-	f := strings.Fields(m.Data.Content)
+	return parseStamp(m.Data.Content)
+}
+
+// parseStamp reads "bench <n> <unix nanoseconds>".
+func parseStamp(content string) (int, time.Time, bool) {
+	f := strings.Fields(content)
 	if len(f) != 3 || f[0] != "bench" {
 		return 0, time.Time{}, false
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -31,8 +32,20 @@ func runBench(args []string) error {
 	fs.IntVar(&o.Racers, "racers", 8, "parallel executions per page (act)")
 	jsonOut := fs.String("json", "", "write the machine-readable report to this file")
 	commit := fs.String("commit", "", "commit id to record in the report")
+	cpuProfile := fs.String("cpuprofile", "", "write the harness's own CPU profile to this file (the clients' cost, not the server's)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			_ = f.Close()
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); _ = f.Close() }()
 	}
 	names := strings.Split(*scen, ",")
 	if *scen == "all" {
