@@ -112,7 +112,7 @@ func lastEventID(r *http.Request) (uint64, bool, error) {
 	}
 	n, err := strconv.ParseUint(raw, 10, 64)
 	if err != nil {
-		return 0, false, fault.Field("last_event_id", "integer", "Last-Event-ID must be the decimal id of an agent stream event")
+		return 0, false, fault.Field("last_event_id", "integer", "Last-Event-ID must be the decimal id of an event of this stream")
 	}
 	return n, true, nil
 }
