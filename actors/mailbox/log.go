@@ -286,21 +286,29 @@ func Inbox(store *persistence.Store, tenant string, limit, offset int) ([]Stored
 				skipped++
 				return true
 			}
-			v := tx.Get(bucketEvents, k)
-			if v == nil {
-				return true
-			}
-			s, err := decode(k, v)
+			s, ok, err := lookup(tx, k)
 			if err != nil {
 				derr = err
 				return false
 			}
-			out = append(out, s)
+			if ok {
+				out = append(out, s)
+			}
 			return len(out) < limit
 		})
 		return derr
 	})
 	return out, total, err
+}
+
+// lookup reads the event at seqKey k; ok is false when it is no longer retained.
+func lookup(tx *persistence.Tx, k []byte) (s Stored, ok bool, err error) {
+	v := tx.Get(bucketEvents, k)
+	if v == nil {
+		return Stored{}, false, nil
+	}
+	s, err = decode(k, v)
+	return s, err == nil, err
 }
 
 // ByPage lists the retained events of one page of tenant, oldest first, with their
@@ -316,17 +324,15 @@ func ByPage(store *persistence.Store, tenant, pageID string, limit, offset int) 
 				return true
 			}
 			sk := seqKey(tenant, seqOf(k))
-			v := tx.Get(bucketEvents, sk)
-			if v == nil {
-				return true
-			}
-			s, err := decode(sk, v)
+			s, ok, err := lookup(tx, sk)
 			if err != nil {
 				derr = err
 				return false
 			}
-			s.Acked = tx.Get(bucketUnacked, sk) == nil
-			out = append(out, s)
+			if ok {
+				s.Acked = tx.Get(bucketUnacked, sk) == nil
+				out = append(out, s)
+			}
 			return true
 		})
 		return derr
@@ -342,17 +348,14 @@ func PageAfter(store *persistence.Store, tenant, pageID string, after uint64, li
 		var derr error
 		from, to := pageKey(tenant, pageID, after+1), pageKey(tenant, pageID, ^uint64(0))
 		tx.ScanRange(bucketByPage, from, append(to, 0), func(k, _ []byte) bool {
-			sk := seqKey(tenant, seqOf(k))
-			v := tx.Get(bucketEvents, sk)
-			if v == nil {
-				return true
-			}
-			s, err := decode(sk, v)
+			s, ok, err := lookup(tx, seqKey(tenant, seqOf(k)))
 			if err != nil {
 				derr = err
 				return false
 			}
-			out = append(out, s)
+			if ok {
+				out = append(out, s)
+			}
 			return len(out) < limit
 		})
 		return derr
