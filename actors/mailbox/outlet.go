@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"folio/actors/page"
+	"folio/actors/periodic"
 	"folio/persistence"
 )
 
@@ -41,16 +42,9 @@ func (o *Outlet) Committed(_ *page.Page, events []page.Event) {
 
 // RunRetention sweeps every tenant's log on a timer until stop closes.
 func RunRetention(d *Deps, every time.Duration, stop <-chan struct{}) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			if _, err := Sweep(d.Store, d.Retention, d.Now(), 1000); err != nil && d.Log != nil {
-				d.Log.Error("mailbox: retention sweep", "err", err)
-			}
+	periodic.Run(every, stop, func() {
+		if _, err := Sweep(d.Store, d.Retention, d.Now(), 1000); err != nil && d.Log != nil {
+			d.Log.Error("mailbox: retention sweep", "err", err)
 		}
-	}
+	})
 }

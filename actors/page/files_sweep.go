@@ -3,6 +3,7 @@ package page
 import (
 	"time"
 
+	"folio/actors/periodic"
 	"folio/persistence"
 )
 
@@ -49,20 +50,13 @@ func SweepOrphanBlobs(store *persistence.Store, blobs *persistence.Blobs, now ti
 
 // RunBlobSweep sweeps orphan blobs every interval until stop closes.
 func RunBlobSweep(d *Deps, blobs *persistence.Blobs, every time.Duration, stop <-chan struct{}) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			// Wall-clock time, not d.Now: blob ages come from file modification times.
-			n, err := SweepOrphanBlobs(d.Store, blobs, time.Now(), OrphanGrace)
-			if err != nil && d.Log != nil {
-				d.Log.Error("files: orphan blob sweep", "err", err)
-			} else if n > 0 && d.Log != nil {
-				d.Log.Info("files: swept orphan blobs", "removed", n)
-			}
+	periodic.Run(every, stop, func() {
+		// Wall-clock time, not d.Now: blob ages come from file modification times.
+		n, err := SweepOrphanBlobs(d.Store, blobs, time.Now(), OrphanGrace)
+		if err != nil && d.Log != nil {
+			d.Log.Error("files: orphan blob sweep", "err", err)
+		} else if n > 0 && d.Log != nil {
+			d.Log.Info("files: swept orphan blobs", "removed", n)
 		}
-	}
+	})
 }

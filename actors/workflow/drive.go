@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"folio/actors/page"
+	"folio/actors/periodic"
 	"folio/persistence"
 )
 
@@ -56,16 +57,7 @@ func (s *Service) publish(todo [][2]string) {
 // completion and the next page's publication) and then every `every`, until stop.
 func (s *Service) Run(every time.Duration, stop <-chan struct{}) {
 	s.Redrive()
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-			s.Redrive()
-		}
-	}
+	periodic.Run(every, stop, func() { s.Redrive() })
 }
 
 func indexByte(b []byte, c byte) int {
