@@ -203,18 +203,27 @@ func (a *Actor) fileMeta(v Viewer, req *FileRequest) (mime, by, typ string, err 
 	return
 }
 
+// uploadRequest checks that v may upload to the page now and returns the request
+// (empty when none was sent), for both steps that take one: presign and complete.
+func (a *Actor) uploadRequest(v Viewer, req *FileRequest) (*FileRequest, error) {
+	if err := a.visible(v); err != nil {
+		return nil, err
+	}
+	if err := a.writable(v, "upload files to"); err != nil {
+		return nil, err
+	}
+	if req == nil {
+		req = &FileRequest{}
+	}
+	return req, nil
+}
+
 func (a *Actor) keyPrefix() string { return a.page.TenantID + "/" + a.id + "/" }
 
 func (a *Actor) presign(m *PresignFile) any {
-	if err := a.visible(m.Viewer); err != nil {
+	req, err := a.uploadRequest(m.Viewer, m.Req)
+	if err != nil {
 		return err
-	}
-	if err := a.writable(m.Viewer, "upload files to"); err != nil {
-		return err
-	}
-	req := m.Req
-	if req == nil {
-		req = &FileRequest{}
 	}
 	if req.Filename == nil || strings.TrimSpace(*req.Filename) == "" {
 		return fault.Field("filename", "required", "filename is required")
@@ -259,15 +268,9 @@ func (a *Actor) ownKey(key string) bool {
 }
 
 func (a *Actor) completeFile(m *CompleteFile) any {
-	if err := a.visible(m.Viewer); err != nil {
+	req, err := a.uploadRequest(m.Viewer, m.Req)
+	if err != nil {
 		return err
-	}
-	if err := a.writable(m.Viewer, "upload files to"); err != nil {
-		return err
-	}
-	req := m.Req
-	if req == nil {
-		req = &FileRequest{}
 	}
 	if req.StorageKey == nil || *req.StorageKey == "" {
 		return fault.Field("storage_key", "required", "storage_key is required")

@@ -110,3 +110,18 @@ func pageParams(r *http.Request, def, maxLimit int) (limit, offset int, err erro
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// viewerWithBody reads who is asking (viewerOf) and decodes the JSON body into dst
+// (which may be absent when optional). On failure it has answered with the error and
+// ok is false.
+func (rt *realtime) viewerWithBody(w http.ResponseWriter, r *http.Request, dst any, optional bool) (page.Viewer, bool) {
+	v, err := rt.viewerOf(r)
+	if err == nil {
+		err = rt.decode(w, r, dst, optional)
+	}
+	if err != nil {
+		rt.writeError(w, r, err)
+		return page.Viewer{}, false
+	}
+	return v, true
+}

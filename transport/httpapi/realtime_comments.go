@@ -29,14 +29,9 @@ func viewComment(c *page.Comment) commentView {
 
 // addComment is POST /v1/pages/:id/comments.
 func (rt *realtime) addComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	v, err := rt.viewerOf(r)
-	if err != nil {
-		rt.writeError(w, r, err)
-		return
-	}
 	var req page.CommentRequest
-	if err := rt.decode(w, r, &req, false); err != nil {
-		rt.writeError(w, r, err)
+	v, ok := rt.viewerWithBody(w, r, &req, false)
+	if !ok {
 		return
 	}
 	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.AddComment{Viewer: v, Req: &req})
@@ -73,17 +68,12 @@ func (rt *realtime) listComments(w http.ResponseWriter, r *http.Request, ps http
 
 // editComment is PATCH /v1/pages/:id/comments/:commentId.
 func (rt *realtime) editComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	v, err := rt.viewerOf(r)
-	if err != nil {
-		rt.writeError(w, r, err)
-		return
-	}
 	var req struct {
 		Content        *string `json:"content"`
 		EditorIdentity string  `json:"editor_identity"`
 	}
-	if err := rt.decode(w, r, &req, false); err != nil {
-		rt.writeError(w, r, err)
+	v, ok := rt.viewerWithBody(w, r, &req, false)
+	if !ok {
 		return
 	}
 	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.EditComment{Viewer: v, CommentID: ps.ByName("commentId"),
@@ -98,16 +88,11 @@ func (rt *realtime) editComment(w http.ResponseWriter, r *http.Request, ps httpr
 // deleteComment is DELETE /v1/pages/:id/comments/:commentId; deleter_identity comes
 // in an optional JSON body or the query.
 func (rt *realtime) deleteComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	v, err := rt.viewerOf(r)
-	if err != nil {
-		rt.writeError(w, r, err)
-		return
-	}
 	var req struct {
 		DeleterIdentity string `json:"deleter_identity"`
 	}
-	if err := rt.decode(w, r, &req, true); err != nil {
-		rt.writeError(w, r, err)
+	v, ok := rt.viewerWithBody(w, r, &req, true)
+	if !ok {
 		return
 	}
 	if req.DeleterIdentity == "" {

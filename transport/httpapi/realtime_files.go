@@ -57,14 +57,9 @@ func viewFile(f *page.File) fileView {
 
 // presign is POST /v1/pages/:id/files/presign (credential optional on public pages).
 func (rt *realtime) presign(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	v, err := rt.viewerOf(r)
-	if err != nil {
-		rt.writeError(w, r, err)
-		return
-	}
 	var req page.FileRequest
-	if err := rt.decode(w, r, &req, false); err != nil {
-		rt.writeError(w, r, err)
+	v, ok := rt.viewerWithBody(w, r, &req, false)
+	if !ok {
 		return
 	}
 	res, err := askPageAs[*page.Presigned](rt.Server, ps.ByName("id"), &page.PresignFile{Viewer: v, Req: &req, MaxBytes: rt.d.MaxUpload})
@@ -150,14 +145,9 @@ func (rt *realtime) upload(w http.ResponseWriter, r *http.Request, _ httprouter.
 
 // completeUpload is POST /v1/pages/:id/files/complete.
 func (rt *realtime) completeUpload(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	v, err := rt.viewerOf(r)
-	if err != nil {
-		rt.writeError(w, r, err)
-		return
-	}
 	var req page.FileRequest
-	if err := rt.decode(w, r, &req, false); err != nil {
-		rt.writeError(w, r, err)
+	v, ok := rt.viewerWithBody(w, r, &req, false)
+	if !ok {
 		return
 	}
 	size := int64(-1)
