@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"folio/transport/server"
 )
@@ -347,7 +348,8 @@ func between(s, from, to string) string {
 
 // rawWriter is the floor of any fan-out on this machine: a process that accepts
 // connections and, per "write" command, writes one 400-byte chunk to each of them
-// with plain non-blocking write(2) calls (no HTTP, no framing, no goroutines).
+// with plain write(2) calls made as raw system calls, as the hub's writers make them
+// (no HTTP, no framing, no goroutines, no scheduler bookkeeping).
 func rawWriter() {
 	raiseFileLimit()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -381,7 +383,7 @@ func rawWriter() {
 			mu.Lock()
 			failed := 0
 			for _, fd := range fds {
-				if _, err := syscall.Write(fd, msg); err != nil {
+				if _, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&msg[0])), uintptr(len(msg))); e != 0 {
 					failed++
 				}
 			}
