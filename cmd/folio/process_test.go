@@ -61,9 +61,9 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func start(t *testing.T, dataDir, addr string) *proc {
+func start(t *testing.T, dataDir, addr string, extra ...string) *proc {
 	t.Helper()
-	cmd := exec.Command(folioBinary(t), "serve", "--addr", addr, "--data", dataDir, "--default-plan", "enterprise")
+	cmd := exec.Command(folioBinary(t), append([]string{"serve", "--addr", addr, "--data", dataDir, "--default-plan", "enterprise"}, extra...)...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
@@ -270,4 +270,50 @@ func TestSIGTERMDrainsAndClosesCleanly(t *testing.T) {
 	if st, _, _ := p2.call("GET", "/v1/pages/"+pub["pageId"].(string), key, nil); st != 200 {
 		t.Fatalf("page after clean restart: %d", st)
 	}
+}
+
+// TestIdleAfterPassivatesAndReloads: with --idle-after, a page nobody touches is
+// passivated (its actor stops) and the next request reloads it from storage.
+func TestIdleAfterPassivatesAndReloads(t *testing.T) {
+	p := start(t, t.TempDir(), freeAddr(t), "--idle-after", "200ms")
+	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "idle-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := reg["apiKey"].(string)
+	st, m, err := p.call("POST", "/v1/publish", key, publishBody(1))
+	if err != nil || st != 201 {
+		t.Fatalf("publish: %d %v", st, err)
+	}
+	id := m["pageId"].(string)
+	deadline := time.Now().Add(10 * time.Second)
+	for metric(t, p, "folio_actors_passivated_total") < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("no actor was passivated within 10 s of an idle period of 200 ms")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, m, err = p.call("GET", "/v1/pages/"+id, key, nil)
+	if err != nil || st != 200 || m["title"] != "Page 1" || m["status"] != "active" {
+		t.Fatalf("after passivation: %d %v %v", st, m, err)
+	}
+}
+
+// metric reads one unlabelled sample from the process's /metrics (0 when absent).
+func metric(t *testing.T, p *proc, name string) float64 {
+	t.Helper()
+	res, err := http.Get(p.base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			var f float64
+			_, _ = fmt.Sscan(v, &f)
+			return f
+		}
+	}
+	return 0
 }
