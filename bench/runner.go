@@ -19,6 +19,7 @@ type Scenario func(ctx context.Context, t *Target, o Options) (*Result, error)
 var Scenarios = map[string]Scenario{
 	"publish":      publishScenario,
 	"act":          actScenario,
+	"act-distinct": actDistinctScenario,
 	"startup":      startupScenario,
 	"callbacks":    callbacksScenario,
 	"fanout":       fanoutScenario,

@@ -24,7 +24,7 @@ func runBench(args []string) error {
 	var o bench.Options
 	fs.IntVar(&o.Concurrency, "concurrency", 64, "parallel clients")
 	fs.DurationVar(&o.Duration, "duration", 0, "how long timed scenarios run (default 10s when --count is 0)")
-	fs.IntVar(&o.Count, "count", 0, "operations (publish), pages (act, callbacks, mixed, startup) or events (fanout, agent-stream)")
+	fs.IntVar(&o.Count, "count", 0, "operations (publish), pages (act, act-distinct, callbacks, mixed, startup) or events (fanout, agent-stream)")
 	fs.Float64Var(&o.Rate, "rate", 5, "events per second (fanout, agent-stream)")
 	fs.IntVar(&o.Subscribers, "subscribers", 1000, "viewers (fanout)")
 	fs.IntVar(&o.PayloadBytes, "payload", 0, "extra bytes of text per published page")
