@@ -27,6 +27,7 @@ func actDistinctScenario(ctx context.Context, t *Target, o Options) (*Result, er
 	return actOn(ctx, t, o, "act-distinct")
 }
 
+// actOn publishes the pages, then runs o.Racers executions of each under name.
 func actOn(ctx context.Context, t *Target, o Options, name string) (*Result, error) {
 	key, err := t.Register(ctx, "bench-actor")
 	if err != nil {
