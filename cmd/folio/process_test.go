@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"folio/transport/server/servertest"
 )
 
 // These tests run the real folio binary as a separate process.
@@ -287,7 +289,7 @@ func TestIdleAfterPassivatesAndReloads(t *testing.T) {
 	}
 	id := m["pageId"].(string)
 	deadline := time.Now().Add(10 * time.Second)
-	for metric(t, p, "folio_actors_passivated_total") < 1 {
+	for servertest.Metric(t, p.base, "folio_actors_passivated_total") < 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("no actor was passivated within 10 s of an idle period of 200 ms")
 		}
@@ -297,23 +299,4 @@ func TestIdleAfterPassivatesAndReloads(t *testing.T) {
 	if err != nil || st != 200 || m["title"] != "Page 1" || m["status"] != "active" {
 		t.Fatalf("after passivation: %d %v %v", st, m, err)
 	}
-}
-
-// metric reads one unlabelled sample from the process's /metrics (0 when absent).
-func metric(t *testing.T, p *proc, name string) float64 {
-	t.Helper()
-	res, err := http.Get(p.base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			var f float64
-			_, _ = fmt.Sscan(v, &f)
-			return f
-		}
-	}
-	return 0
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -121,7 +120,7 @@ func TestStalledSubscriberIsDroppedWhileAFastOneKeepsItsLatency(t *testing.T) {
 	}
 	// The stalled client is gone from the server...
 	eventually(t, 10*time.Second, "the stalled subscriber to be dropped", func() bool { return subscribers(t, e) == 1 })
-	if dropped := metric(t, e, "folio_stream_dropped_total"); dropped < 1 {
+	if dropped := servertest.Metric(t, e.Srv.URL, "folio_stream_dropped_total"); dropped < 1 {
 		t.Fatalf("dropped: %v", dropped)
 	}
 	// ...and what it can still read ends early: it never saw all events.
@@ -131,23 +130,4 @@ func TestStalledSubscriberIsDroppedWhileAFastOneKeepsItsLatency(t *testing.T) {
 		t.Fatalf("the stalled client got all %d events", n)
 	}
 	fast.quiet(50 * time.Millisecond)
-}
-
-// metric reads one unlabelled sample from /metrics.
-func metric(t *testing.T, e *servertest.Env, name string) float64 {
-	t.Helper()
-	res, err := http.Get(e.Srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, name+" "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
-		}
-	}
-	t.Fatalf("no metric %s", name)
-	return 0
 }
