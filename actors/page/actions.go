@@ -67,10 +67,15 @@ func (a *Actor) execute(m *Execute) any {
 				map[string]any{"status": prev, "action_id": act.ActionID, "identity": actorID})
 		}
 	}
-	fields, formPage := formFields(a.page.Blocks)
-	if hasForm && formPage {
-		if err := checkFormData(fields, req.FormData); err != nil {
-			return err
+	// The form blocks are looked for only when form data came: finding them decodes
+	// every block's data, which an execution without form data never needs.
+	formPage := false
+	if hasForm {
+		var fields []formField
+		if fields, formPage = formFields(a.page.Blocks); formPage {
+			if err := checkFormData(fields, req.FormData); err != nil {
+				return err
+			}
 		}
 	}
 
