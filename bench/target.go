@@ -21,7 +21,8 @@ import (
 // started it in this process.
 type Target struct {
 	URL    string
-	Client *http.Client
+	Client *http.Client // streams, and every call to an https target
+	lean   *leanClient  // request-reply calls to an http target
 	node   *server.Node
 	dir    string
 	proc   *proc // a server process the harness started
@@ -59,11 +60,15 @@ func StartLocal(cfgs ...func(*server.Config)) (*Target, error) {
 // Remote points the harness at a running server.
 func Remote(url string) *Target {
 	tr := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 90 * time.Second}
-	return &Target{URL: strings.TrimRight(url, "/"), Client: &http.Client{Transport: tr, Timeout: 60 * time.Second}}
+	base := strings.TrimRight(url, "/")
+	return &Target{URL: base, Client: &http.Client{Transport: tr, Timeout: 60 * time.Second}, lean: newLeanClient(base, 60*time.Second)}
 }
 
 // Close stops a server the harness started and removes its data.
 func (t *Target) Close() {
+	if t.lean != nil {
+		t.lean.close()
+	}
 	if t.proc != nil {
 		t.stopProcess()
 		_ = os.RemoveAll(t.proc.dir)
@@ -77,6 +82,13 @@ func (t *Target) Close() {
 // Call sends one JSON request and decodes a JSON reply into out (may be nil). It
 // returns the status; transport errors are status 0.
 func (t *Target) Call(ctx context.Context, method, path, key string, body []byte, out any) (int, error) {
+	if t.lean != nil {
+		st, raw, err := t.lean.do(ctx, method, path, key, body)
+		if err != nil {
+			return st, err
+		}
+		return st, decodeReply(method, path, raw, out)
+	}
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -100,12 +112,17 @@ func (t *Target) Call(ctx context.Context, method, path, key string, body []byte
 	if err != nil {
 		return res.StatusCode, err
 	}
+	return res.StatusCode, decodeReply(method, path, raw, out)
+}
+
+// decodeReply decodes a JSON reply into out (nothing to do when out is nil).
+func decodeReply(method, path string, raw []byte, out any) error {
 	if out != nil && len(raw) > 0 {
 		if err := json.Unmarshal(raw, out); err != nil {
-			return res.StatusCode, fmt.Errorf("decode %s %s: %w", method, path, err)
+			return fmt.Errorf("decode %s %s: %w", method, path, err)
 		}
 	}
-	return res.StatusCode, nil
+	return nil
 }
 
 // Register creates a fresh agent tenant and returns its API key.
