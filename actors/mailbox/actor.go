@@ -56,7 +56,9 @@ type Actor struct {
 // NewProducer makes mailbox actors (one per tenant id) for a registry.
 func NewProducer(d *Deps) registry.Producer {
 	return func(id string) actor.Actor {
-		return &Actor{tenant: id, deps: d, subs: map[page.Subscriber]struct{}{}, idle: registry.NewIdle(d.Idle)}
+		a := &Actor{tenant: id, deps: d, subs: map[page.Subscriber]struct{}{}, idle: registry.NewIdle(d.Idle)}
+		a.idle.Pinned = func() bool { return len(a.subs) > 0 } // never evicted while streaming
+		return a
 	}
 }
 

@@ -154,7 +154,7 @@ func TestMailboxPushesInSequenceOrderExactlyOnce(t *testing.T) {
 	sys := actor.NewActorSystem()
 	defer sys.Shutdown()
 	d := &Deps{Store: s, Now: time.Now, Retention: DefaultRetention, Idle: time.Minute}
-	reg := registry.Start(sys, "mailboxes-test", NewProducer(d), 5*time.Second, registry.Hooks{})
+	reg := registry.Start(sys, "mailboxes-test", NewProducer(d), registry.Options{Timeout: 5 * time.Second})
 	now := time.Unix(1700000000, 0)
 
 	stageAll(t, s, DefaultRetention, []page.Event{ev("ta", "p1", "before", now)}) // seq 1, before anyone listens

@@ -40,7 +40,11 @@ type Actor struct {
 
 // NewProducer makes page actors for a registry.
 func NewProducer(d *Deps) registry.Producer {
-	return func(id string) actor.Actor { return &Actor{id: id, deps: d, idle: registry.NewIdle(d.Idle)} }
+	return func(id string) actor.Actor {
+		a := &Actor{id: id, deps: d, idle: registry.NewIdle(d.Idle)}
+		a.idle.Pinned = a.subs.live // a page with live subscribers is never evicted
+		return a
+	}
 }
 
 // ErrInternal answers a request whose handling panicked (the actor is then restarted

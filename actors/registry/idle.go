@@ -13,6 +13,10 @@ type Idle struct {
 	after   time.Duration
 	touched atomic.Int64 // unix nanos of the last message
 	timer   *time.Timer
+	// Pinned, when set, tells whether the child must stay live whatever its manager
+	// asks (a page with live subscribers); the idle period already counts such a
+	// child as active through Touch.
+	Pinned func() bool
 }
 
 // checkIdle is the self-message the timer sends.
@@ -41,10 +45,20 @@ func (i *Idle) Stop() {
 	}
 }
 
-// Handle returns true when msg was the idle check. When the child has been quiet for
-// the whole period it asks its parent to passivate it; otherwise the timer re-arms.
+// Handle returns true when msg was the idle check or an eviction. When the child has
+// been quiet for the whole period it asks its parent to passivate it; otherwise the
+// timer re-arms. On Evict it asks at once, unless it is pinned.
 func (i *Idle) Handle(ctx actor.Context, id string) bool {
-	if _, ok := ctx.Message().(checkIdle); !ok {
+	switch ctx.Message().(type) {
+	case checkIdle:
+	case Evict:
+		if i.Pinned != nil && i.Pinned() {
+			ctx.Send(ctx.Parent(), &Declined{ID: id})
+			return true
+		}
+		ctx.Send(ctx.Parent(), &Passivate{ID: id, PID: ctx.Self()})
+		return true
+	default:
 		return false
 	}
 	quiet := time.Since(time.Unix(0, i.touched.Load()))

@@ -3,9 +3,15 @@
 // forwards each message so the child answers the caller's future directly, and
 // passivates idle children without losing a message: while a child is stopping,
 // messages for its id are buffered and handed to its successor.
+//
+// With a bound on live children (MaxLive), the manager also keeps them in order of
+// last use and, when a spawn takes it over the bound, asks the least recently used
+// child to passivate (Evict). A child that must stay (a page with live subscribers)
+// declines and the next least recently used is asked instead.
 package registry
 
 import (
+	"container/list"
 	"errors"
 	"time"
 
@@ -37,15 +43,32 @@ type Passivate struct {
 	PID *actor.PID
 }
 
+// Evict is what the manager sends its least recently used child when there are more
+// live children than MaxLive: the child passivates unless it is pinned, and then
+// answers Declined (Idle.Handle).
+type Evict struct{}
+
+// Declined is a pinned child's answer to Evict.
+type Declined struct{ ID string }
+
+// Options shape a manager.
+type Options struct {
+	Timeout time.Duration // how long Ask waits for an answer
+	Hooks   Hooks
+	// MaxLive bounds the live children (0: no bound, only idle passivation).
+	MaxLive int
+}
+
 // Start spawns a manager for one kind of entity.
-func Start(system *actor.ActorSystem, kind string, produce Producer, timeout time.Duration, hooks Hooks) *Registry {
-	m := &manager{produce: produce, children: map[string]*actor.PID{}, byPID: map[string]string{}, stopping: map[string][]buffered{}, hooks: hooks}
+func Start(system *actor.ActorSystem, kind string, produce Producer, o Options) *Registry {
+	m := &manager{produce: produce, children: map[string]*child{}, byPID: map[string]string{}, stopping: map[string][]buffered{},
+		hooks: o.Hooks, maxLive: o.MaxLive, lru: list.New()}
 	props := actor.PropsFromProducer(func() actor.Actor { return m })
 	pid, err := system.Root.SpawnNamed(props, "registry-"+kind)
 	if err != nil {
 		pid = system.Root.Spawn(props)
 	}
-	return &Registry{system: system, manager: pid, timeout: timeout}
+	return &Registry{system: system, manager: pid, timeout: o.Timeout}
 }
 
 // Ask sends msg to entity id and waits for its reply.
@@ -73,13 +96,33 @@ type buffered struct {
 	sender *actor.PID
 }
 
-// manager is only ever touched by its own mailbox goroutine.
+// manager is only ever touched by its own mailbox goroutine. Every live child is in
+// lru (most recently used at the front) except while it is being asked to leave
+// (Evict sent, no answer yet): then its used is nil.
 type manager struct {
 	produce  Producer
-	children map[string]*actor.PID
+	children map[string]*child
 	byPID    map[string]string
 	stopping map[string][]buffered
 	hooks    Hooks
+	maxLive  int
+	lru      *list.List // of ids
+	declines int        // Evicts declined in a row: stop asking once every child has
+}
+
+type child struct {
+	pid  *actor.PID
+	used *list.Element // nil while an Evict is pending
+}
+
+// forget removes id from the live children.
+func (m *manager) forget(id string) {
+	if c := m.children[id]; c != nil {
+		if c.used != nil {
+			m.lru.Remove(c.used)
+		}
+		delete(m.children, id)
+	}
 }
 
 func (m *manager) Receive(ctx actor.Context) {
@@ -91,22 +134,32 @@ func (m *manager) Receive(ctx actor.Context) {
 		}
 		m.deliver(ctx, msg.id, msg.msg, ctx.Sender())
 	case *Passivate:
-		if m.children[msg.ID] == nil || !m.children[msg.ID].Equal(msg.PID) {
+		if m.children[msg.ID] == nil || !m.children[msg.ID].pid.Equal(msg.PID) {
 			return
 		}
-		delete(m.children, msg.ID)
+		m.forget(msg.ID)
+		m.declines = 0
 		m.stopping[msg.ID] = nil
 		// Poison is a user message: everything already in the child's mailbox is
 		// handled before it stops.
 		ctx.Poison(msg.PID)
+	case *Declined:
+		c := m.children[msg.ID]
+		if c == nil || c.used != nil {
+			return
+		}
+		c.used = m.lru.PushFront(msg.ID)
+		if m.declines++; m.declines < m.lru.Len() {
+			m.evictOne(ctx)
+		}
 	case *actor.Terminated:
 		id, ok := m.byPID[msg.Who.Id]
 		if !ok {
 			return
 		}
 		delete(m.byPID, msg.Who.Id)
-		if m.children[id] != nil && m.children[id].Equal(msg.Who) {
-			delete(m.children, id) // crashed for good: next message respawns
+		if m.children[id] != nil && m.children[id].pid.Equal(msg.Who) {
+			m.forget(id) // crashed for good: next message respawns
 		}
 		buf, wasStopping := m.stopping[id]
 		delete(m.stopping, id)
@@ -120,18 +173,38 @@ func (m *manager) Receive(ctx actor.Context) {
 }
 
 func (m *manager) deliver(ctx actor.Context, id string, msg any, sender *actor.PID) {
-	child := m.children[id]
-	if child == nil {
-		child = ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return m.produce(id) }))
-		m.children[id] = child
-		m.byPID[child.Id] = id
+	c := m.children[id]
+	if c == nil {
+		pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return m.produce(id) }))
+		c = &child{pid: pid, used: m.lru.PushFront(id)}
+		m.children[id] = c
+		m.byPID[pid.Id] = id
 		if m.hooks.Spawned != nil {
 			m.hooks.Spawned()
 		}
+		m.declines = 0 // a new round of asking
+		m.evictOne(ctx)
+	} else if c.used != nil {
+		m.lru.MoveToFront(c.used)
 	}
 	if sender == nil {
-		ctx.Send(child, msg)
+		ctx.Send(c.pid, msg)
 		return
 	}
-	ctx.RequestWithCustomSender(child, msg, sender)
+	ctx.RequestWithCustomSender(c.pid, msg, sender)
+}
+
+// evictOne asks the least recently used child to passivate when more children than
+// maxLive are live and not already asked. The asked child leaves lru until it
+// answers: with its Passivate it is gone, with Declined it comes back at the front
+// and the next least recently used is asked.
+func (m *manager) evictOne(ctx actor.Context) {
+	if m.maxLive <= 0 || m.lru.Len() <= m.maxLive {
+		return
+	}
+	oldest := m.lru.Back()
+	id := oldest.Value.(string)
+	m.lru.Remove(oldest)
+	m.children[id].used = nil
+	ctx.Send(m.children[id].pid, Evict{})
 }

@@ -45,7 +45,7 @@ func start(t *testing.T, store *persistence.Store) *node {
 	wf := New(Deps{Store: store, PageDeps: pd, Pages: g, Now: time.Now})
 	pd.Outlets = []page.Outlet{wf.Outlet()}
 	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return pd.Log }))
-	reg := registry.Start(system, "pages", page.NewProducer(pd), 5*time.Second, registry.Hooks{})
+	reg := registry.Start(system, "pages", page.NewProducer(pd), registry.Options{Timeout: 5 * time.Second})
 	g.reg.Store(reg)
 	return &node{system: system, pages: reg, wf: wf, gate: g}
 }

@@ -39,7 +39,7 @@ func newNodeMetrics(reg prometheus.Registerer) *nodeMetrics {
 		restarts:   prometheus.NewCounter(prometheus.CounterOpts{Name: "folio_actor_restarts_total", Help: "Actors restarted by their supervisor after a panic."}),
 		alive:      prometheus.NewGauge(prometheus.GaugeOpts{Name: "folio_actors_alive", Help: "Entity actors (pages, tenants, mailboxes) currently in memory."}),
 		spawned:    prometheus.NewCounter(prometheus.CounterOpts{Name: "folio_actors_spawned_total", Help: "Entity actors spawned."}),
-		passivated: prometheus.NewCounter(prometheus.CounterOpts{Name: "folio_actors_passivated_total", Help: "Entity actors stopped after being idle."}),
+		passivated: prometheus.NewCounter(prometheus.CounterOpts{Name: "folio_actors_passivated_total", Help: "Entity actors stopped after being idle or evicted as least recently used (--max-live-pages)."}),
 		commitSecs: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "folio_bbolt_commit_duration_seconds", Help: "Duration of one group commit (including fsync).",
 			Buckets: []float64{.0005, .001, .002, .005, .01, .02, .05, .1, .25, .5, 1}}),
 		commitBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "folio_bbolt_commit_batch_size", Help: "Writes packed into one group commit.",

@@ -39,7 +39,7 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 		retention.MaxAge = cfg.AgentRetentionAge
 	}
 	md := &mailbox.Deps{Store: n.Store, Now: cfg.Now, Retention: retention, Idle: cfg.IdleAfter, Log: cfg.Log}
-	mailboxes := registry.Start(n.System, "mailboxes", mailbox.NewProducer(md), 10*time.Second, registry.Hooks{})
+	mailboxes := registry.Start(n.System, "mailboxes", mailbox.NewProducer(md), registry.Options{Timeout: 10 * time.Second})
 	hub := stream.NewHub(stream.Options{Keepalive: cfg.Keepalive})
 	n.Registry.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_stream_subscribers", Help: "Open stream connections by transport.", ConstLabels: prometheus.Labels{"transport": "sse"}},

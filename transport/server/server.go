@@ -39,6 +39,7 @@ type Config struct {
 	MaxBody               int64
 	Limits                page.Limits
 	IdleAfter             time.Duration // actor passivation
+	MaxLivePages          int           // page actors kept live at most (least recently used passivate first); 0: 10,000, <0: no bound
 	ExpiryEvery           time.Duration
 	Now                   func() time.Time
 	Log                   *slog.Logger
@@ -101,6 +102,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Limits == (page.Limits{}) {
 		c.Limits = page.DefaultLimits
+	}
+	if c.MaxLivePages == 0 {
+		c.MaxLivePages = 10000
 	}
 	if c.IdleAfter <= 0 {
 		c.IdleAfter = 2 * time.Minute
@@ -168,8 +172,8 @@ func Open(cfg Config) (*Node, error) {
 	n.Keys = tenant.NewKeyring(store, cfg.Now)
 	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
 	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, Log: log}
-	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), 10*time.Second, hooks)
-	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), 10*time.Second, hooks)
+	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), registry.Options{Timeout: 10 * time.Second, Hooks: hooks, MaxLive: cfg.MaxLivePages})
+	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second, Hooks: hooks})
 	// Areas add their outlets before any page actor runs (actors spawn on the first
 	// message, which cannot arrive before the API exists).
 	rt, err := n.realtimeArea(pageDeps)

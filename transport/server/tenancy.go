@@ -17,7 +17,7 @@ import (
 func (n *Node) tenancyArea(pd *page.Deps) area {
 	cfg := n.Config
 	book := tenant.NewBook(n.Store, tenant.NewPlanSet(cfg.PlanLimits), cfg.LimiterEntries)
-	inboxes := registry.Start(n.System, "inbox", inbox.NewProducer(&inbox.Deps{Store: n.Store, Idle: cfg.IdleAfter}), 10*time.Second, registry.Hooks{})
+	inboxes := registry.Start(n.System, "inbox", inbox.NewProducer(&inbox.Deps{Store: n.Store, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second})
 	var api *httpapi.Server
 	return area{
 		outlets: []page.Outlet{inbox.NewOutlet()},

@@ -1,0 +1,162 @@
+package registry
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// counter is a test entity: it answers every message with its id and how many times
+// an actor for that id has been started.
+type counter struct {
+	id     string
+	idle   *Idle
+	spawns *sync.Map // id -> *atomic.Int64
+}
+
+type reply struct {
+	id     string
+	spawns int64
+}
+
+func (c *counter) Receive(ctx actor.Context) {
+	if c.idle.Handle(ctx, c.id) {
+		return
+	}
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		n, _ := c.spawns.LoadOrStore(c.id, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+	case string:
+		n, _ := c.spawns.Load(c.id)
+		ctx.Respond(reply{c.id, n.(*atomic.Int64).Load()})
+	}
+}
+
+type harness struct {
+	reg        *Registry
+	spawns     sync.Map
+	passivated atomic.Int64
+}
+
+func newHarness(t *testing.T, maxLive int, pinned string) *harness {
+	sys := actor.NewActorSystem()
+	t.Cleanup(sys.Shutdown)
+	h := &harness{}
+	produce := func(id string) actor.Actor {
+		c := &counter{id: id, idle: NewIdle(0), spawns: &h.spawns}
+		if id == pinned {
+			c.idle.Pinned = func() bool { return true }
+		}
+		return c
+	}
+	h.reg = Start(sys, fmt.Sprintf("test-%d-%s", maxLive, pinned), produce, Options{Timeout: 5 * time.Second, MaxLive: maxLive,
+		Hooks: Hooks{Passivated: func() { h.passivated.Add(1) }}})
+	return h
+}
+
+func (h *harness) ask(t *testing.T, id string) reply {
+	t.Helper()
+	res, err := h.reg.Ask(id, "hello")
+	if err != nil {
+		t.Fatalf("ask %s: %v", id, err)
+	}
+	r := res.(reply)
+	if r.id != id {
+		t.Fatalf("asked %s, answered by %s", id, r.id)
+	}
+	return r
+}
+
+func (h *harness) waitPassivated(t *testing.T, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for h.passivated.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d children passivated, want %d", h.passivated.Load(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Past MaxLive the least recently used child passivates; its next message starts a
+// fresh one, and a recently used child stays.
+func TestMaxLiveEvictsTheLeastRecentlyUsed(t *testing.T) {
+	h := newHarness(t, 3, "")
+	for _, id := range []string{"a", "b", "c"} {
+		h.ask(t, id)
+	}
+	h.ask(t, "a") // a is now the most recently used; b the least
+	h.ask(t, "d") // over the bound: b goes
+	h.waitPassivated(t, 1)
+	if r := h.ask(t, "a"); r.spawns != 1 {
+		t.Fatalf("a (recently used) was restarted: %d spawns", r.spawns)
+	}
+	if r := h.ask(t, "b"); r.spawns != 2 { // b comes back, c (least recent) goes
+		t.Fatalf("b (least recently used) has %d spawns, want 2", r.spawns)
+	}
+	h.waitPassivated(t, 2)
+	time.Sleep(50 * time.Millisecond)
+	if n := h.passivated.Load(); n != 2 {
+		t.Fatalf("%d passivations for 5 children under a bound of 3 after one return, want 2", n)
+	}
+}
+
+// A pinned child (a page with live subscribers) declines eviction and stays live;
+// the next least recently used goes in its place, so the bound still holds.
+func TestMaxLiveKeepsPinnedChildren(t *testing.T) {
+	h := newHarness(t, 2, "pinned")
+	h.ask(t, "pinned")
+	for i := 0; i < 6; i++ {
+		h.ask(t, fmt.Sprintf("x%d", i))
+	}
+	h.waitPassivated(t, 5) // x0..x4: only the pinned child and x5 remain
+	if r := h.ask(t, "pinned"); r.spawns != 1 {
+		t.Fatalf("the pinned child was evicted: %d spawns", r.spawns)
+	}
+	if r := h.ask(t, "x5"); r.spawns != 1 {
+		t.Fatalf("the most recent child was evicted: %d spawns", r.spawns)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := h.passivated.Load(); n != 5 {
+		t.Fatalf("%d passivations, want 5", n)
+	}
+}
+
+// Under a small bound and parallel callers, every message is answered by the actor
+// of its own id: nothing is lost or misdelivered while children come and go.
+func TestMaxLiveLosesNoMessage(t *testing.T) {
+	h := newHarness(t, 3, "")
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				id := fmt.Sprintf("e%d", (w*7+i)%20)
+				res, err := h.reg.Ask(id, "hello")
+				if err != nil {
+					errs <- err
+					return
+				}
+				if r := res.(reply); r.id != id {
+					errs <- fmt.Errorf("asked %s, answered by %s", id, r.id)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if h.passivated.Load() == 0 {
+		t.Fatal("20 ids under a bound of 3: nothing was passivated")
+	}
+}

@@ -1,0 +1,51 @@
+package realtime_test
+
+import (
+	"testing"
+	"time"
+
+	"folio/transport/server"
+	"folio/transport/server/servertest"
+)
+
+// TestMaxLivePagesEvictsButKeepsWatchedPages: past --max-live-pages the least
+// recently used pages passivate and come back from storage intact, while a page with
+// a live viewer is never evicted: its stream keeps delivering.
+func TestMaxLivePagesEvictsButKeepsWatchedPages(t *testing.T) {
+	e := servertest.New(t, func(c *server.Config) { c.MaxLivePages = 2 })
+	key, _ := e.Register("evictions")
+	watched := e.Publish(key, nil)
+	c := openSSE(t, e, "/v1/pages/"+watched+"/events", "", "")
+	c.expect("connected")
+
+	var ids []string
+	for i := 0; i < 8; i++ {
+		ids = append(ids, e.Publish(key, nil))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for servertest.Metric(t, e.Srv.URL, "folio_actors_passivated_total") < 6 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%v pages passivated with 9 live and a bound of 2, want at least 6",
+				servertest.Metric(t, e.Srv.URL, "folio_actors_passivated_total"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Every evicted page reloads with its state: one execution wins, the next is 409.
+	for _, id := range ids {
+		if r := e.Do("POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{}); r.Status != 200 {
+			t.Fatalf("approve %s after eviction: %d %s", id, r.Status, r.Body)
+		}
+	}
+	for _, id := range ids {
+		if r := e.Do("POST", "/v1/pages/"+id+"/actions/reject", key, map[string]any{}); r.Status != 409 {
+			t.Fatalf("second execution on %s: %d, want 409", id, r.Status)
+		}
+	}
+	// The watched page stayed live through all of it: its viewer still hears it.
+	if r := e.Do("POST", "/v1/pages/"+watched+"/actions/approve", key, map[string]any{}); r.Status != 200 {
+		t.Fatalf("approve the watched page: %d %s", r.Status, r.Body)
+	}
+	if m, _ := c.expect("action.executed"); m.data()["actionId"] != "approve" {
+		t.Fatalf("watched page event: %s", m.Raw)
+	}
+}
