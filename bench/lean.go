@@ -93,13 +93,11 @@ func (l *leanClient) do(ctx context.Context, method, path, key string, body []by
 	if err != nil {
 		return 0, nil, err
 	}
-	deadline := time.Now().Add(l.timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	_ = c.nc.SetDeadline(deadline)
-	// A cancelled context ends the call at once, as it does with net/http. The
-	// connection goes back to the pool only if that can no longer happen to it.
+	_ = c.nc.SetDeadline(time.Now().Add(l.timeout))
+	// A cancelled or expired context ends the call at once, as it does with net/http
+	// (through this callback, which runs once ctx.Err() is set, so a caller that sees
+	// the error also sees its context done). The connection goes back to the pool only
+	// if that can no longer happen to it.
 	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(time.Unix(1, 0)) })
 	status, raw, reusable, err := l.exchange(c, method, path, key, body)
 	if stopped := stop(); reusable && stopped {

@@ -96,6 +96,14 @@ func TestLeanClient(t *testing.T) {
 		t.Fatalf("cancelled call returned after %v", took)
 	}
 
+	// A context that expires mid-call ends it the same way, and is already done when
+	// the call returns (the harness counts only errors of calls whose context is live).
+	dctx, dcancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer dcancel()
+	if _, err := tg.Call(dctx, "GET", "/stall", "", nil, nil); !errors.Is(err, context.DeadlineExceeded) || dctx.Err() == nil {
+		t.Fatalf("expired call: err %v, context err %v; want both DeadlineExceeded", err, dctx.Err())
+	}
+
 	// Concurrent calls each get a connection of their own and all succeed.
 	var wg sync.WaitGroup
 	var failed atomic.Int64
