@@ -38,7 +38,7 @@ func newBenchEnv(b *testing.B, clients int) *benchEnv {
 	b.Helper()
 	// The GC target `folio serve` runs with (--gc-percent), unless GOGC is set.
 	if os.Getenv("GOGC") == "" {
-		old := debug.SetGCPercent(300)
+		old := debug.SetGCPercent(600)
 		b.Cleanup(func() { debug.SetGCPercent(old) })
 	}
 	n, err := server.Open(server.Config{DataDir: b.TempDir(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
