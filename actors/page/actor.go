@@ -202,9 +202,12 @@ func (a *Actor) create(m *Create) any {
 	if a.page != nil {
 		return fault.New(fault.Conflict, "page exists", map[string]any{"pageId": a.id})
 	}
-	n, err := Prepare(a.deps, a.id, m.Caller, m.Req, m.Publish)
-	if err != nil {
-		return err
+	n := m.Prepared
+	if n == nil || n.Page.ID != a.id || n.Page.TenantID != m.TenantID {
+		var err error
+		if n, err = Prepare(a.deps, a.id, m.Caller, m.Req, m.Publish); err != nil {
+			return err
+		}
 	}
 	if err := commit(a.deps, nil, n.Page, n.entries, n.events, !m.Test, nil); err != nil {
 		return err

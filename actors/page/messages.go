@@ -19,6 +19,10 @@ type Create struct {
 	Caller
 	Req     *Request
 	Publish bool
+	// Prepared, when set, is Req already validated and built by Prepare for this id
+	// and caller (the API prepares before it reserves quota); the actor then commits
+	// it as is.
+	Prepared *Prepared
 }
 
 // Get reads the page.

@@ -47,11 +47,23 @@ func (s *Server) createFrom(w http.ResponseWriter, r *http.Request, who tenant.P
 // createWith is createFrom with advisory warnings of the caller's (a translator's,
 // a template's) listed before the page's own.
 func (s *Server) createWith(w http.ResponseWriter, r *http.Request, who tenant.Principal, req *page.Request, publish bool, warnings []string) {
+	// The page is validated and built before room is reserved in the monthly quota:
+	// an invalid request must never hold the month's last page while a valid one is
+	// refused with 429 (and then give it back to nobody).
+	id, caller := ids.New("pg"), callerOf(who)
+	var prepared *page.Prepared
+	if s.pageDeps != nil {
+		var err error
+		if prepared, err = page.Prepare(s.pageDeps, id, caller, req, publish); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	quota, ok := s.reserveQuota(w, r, who, 1) // the monthly quota (tenancy.go)
 	if !ok {
 		return
 	}
-	res, err := s.askPage(ids.New("pg"), &page.Create{Caller: callerOf(who), Req: req, Publish: publish})
+	res, err := s.askPage(id, &page.Create{Caller: caller, Req: req, Publish: publish, Prepared: prepared})
 	quota.settle(err)
 	if err != nil {
 		s.writeError(w, r, err)

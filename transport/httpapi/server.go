@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"folio/actors/fault"
+	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
@@ -30,6 +31,7 @@ type URLs struct {
 type Config struct {
 	Store       *persistence.Store
 	Pages       *registry.Registry
+	PageDeps    *page.Deps // to validate a new page before its quota is reserved (pages.go)
 	Tenants     *registry.Registry
 	Keys        *tenant.Keyring
 	Now         func() time.Time
@@ -46,6 +48,7 @@ type Config struct {
 type Server struct {
 	store       *persistence.Store
 	pages       *registry.Registry
+	pageDeps    *page.Deps
 	tenants     *registry.Registry
 	keys        *tenant.Keyring
 	now         func() time.Time
@@ -69,7 +72,7 @@ func New(c Config) *Server {
 	if c.DefaultPlan == "" {
 		c.DefaultPlan = "free"
 	}
-	s := &Server{store: c.Store, pages: c.Pages, tenants: c.Tenants, keys: c.Keys, now: c.Now, urls: c.URLs,
+	s := &Server{store: c.Store, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, now: c.Now, urls: c.URLs,
 		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry)}
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false

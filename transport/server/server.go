@@ -188,7 +188,7 @@ func Open(cfg Config) (*Node, error) {
 	}
 	pageDeps.Outlets = append(pageDeps.Outlets, newEventCounter(reg))
 	n.API = httpapi.New(httpapi.Config{
-		Store: store, Pages: n.Pages, Tenants: n.Tenants, Keys: n.Keys, Now: cfg.Now,
+		Store: store, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
 	})
