@@ -204,10 +204,7 @@ func (a *Actor) create(m *Create) any {
 	}
 	n := m.Prepared
 	if n == nil || n.Page.ID != a.id || n.Page.TenantID != m.TenantID {
-		var err error
-		if n, err = Prepare(a.deps, a.id, m.Caller, m.Req, m.Publish); err != nil {
-			return err
-		}
+		return fmt.Errorf("page: create %s without a page prepared for it", a.id)
 	}
 	if err := commit(a.deps, nil, n.Page, n.entries, n.events, !m.Test, nil); err != nil {
 		return err

@@ -17,11 +17,8 @@ type Caller struct {
 // Create makes the page (the actor's id) as a draft, or active when Publish is set.
 type Create struct {
 	Caller
-	Req     *Request
-	Publish bool
-	// Prepared, when set, is Req already validated and built by Prepare for this id
-	// and caller (the API prepares before it reserves quota); the actor then commits
-	// it as is.
+	// Prepared is the new page, validated and built by Prepare for this id and caller
+	// (the API prepares before it reserves quota); the actor commits it as is.
 	Prepared *Prepared
 }
 

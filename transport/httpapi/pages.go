@@ -51,19 +51,16 @@ func (s *Server) createWith(w http.ResponseWriter, r *http.Request, who tenant.P
 	// an invalid request must never hold the month's last page while a valid one is
 	// refused with 429 (and then give it back to nobody).
 	id, caller := ids.New("pg"), callerOf(who)
-	var prepared *page.Prepared
-	if s.pageDeps != nil {
-		var err error
-		if prepared, err = page.Prepare(s.pageDeps, id, caller, req, publish); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
+	prepared, err := page.Prepare(s.pageDeps, id, caller, req, publish)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	quota, ok := s.reserveQuota(w, r, who, 1) // the monthly quota (tenancy.go)
 	if !ok {
 		return
 	}
-	res, err := s.askPage(id, &page.Create{Caller: caller, Req: req, Publish: publish, Prepared: prepared})
+	res, err := s.askPage(id, &page.Create{Caller: caller, Prepared: prepared})
 	quota.settle(err)
 	if err != nil {
 		s.writeError(w, r, err)
