@@ -61,6 +61,9 @@ func (i *Idle) Handle(ctx actor.Context, id string) bool {
 	default:
 		return false
 	}
+	if i.after <= 0 { // no idle passivation; a check the manager sent is moot
+		return true
+	}
 	quiet := time.Since(time.Unix(0, i.touched.Load()))
 	if quiet >= i.after {
 		ctx.Send(ctx.Parent(), &Passivate{ID: id, PID: ctx.Self()})

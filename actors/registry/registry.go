@@ -2,7 +2,9 @@
 // mailboxes). The manager owns the map id -> child PID, spawns a child on first use,
 // forwards each message so the child answers the caller's future directly, and
 // passivates idle children without losing a message: while a child is stopping,
-// messages for its id are buffered and handed to its successor.
+// messages for its id are buffered and handed to its successor. Once a child is live,
+// callers send to it directly on its route (route.go) and the manager only sees
+// first messages and those that race a passivation.
 //
 // With a bound on live children (MaxLive), the manager also keeps them in order of
 // last use and, when a spawn takes it over the bound, asks the least recently used
@@ -13,6 +15,7 @@ package registry
 import (
 	"container/list"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -29,6 +32,7 @@ type Registry struct {
 	system  *actor.ActorSystem
 	manager *actor.PID
 	timeout time.Duration
+	routes  *sync.Map // id -> *route of a live child; written only by the manager
 }
 
 // envelope addresses msg to the entity id.
@@ -62,18 +66,31 @@ type Options struct {
 // Start spawns a manager for one kind of entity.
 func Start(system *actor.ActorSystem, kind string, produce Producer, o Options) *Registry {
 	m := &manager{produce: produce, children: map[string]*child{}, byPID: map[string]string{}, stopping: map[string][]buffered{},
-		hooks: o.Hooks, maxLive: o.MaxLive, lru: list.New()}
+		hooks: o.Hooks, maxLive: o.MaxLive, lru: list.New(), routes: &sync.Map{}}
 	props := actor.PropsFromProducer(func() actor.Actor { return m })
 	pid, err := system.Root.SpawnNamed(props, "registry-"+kind)
 	if err != nil {
 		pid = system.Root.Spawn(props)
 	}
-	return &Registry{system: system, manager: pid, timeout: o.Timeout}
+	return &Registry{system: system, manager: pid, timeout: o.Timeout, routes: m.routes}
 }
 
 // Ask sends msg to entity id and waits for its reply.
 func (r *Registry) Ask(id string, msg any) (any, error) {
-	res, err := r.system.Root.RequestFuture(r.manager, &envelope{id: id, msg: msg}, r.timeout).Result()
+	if rt := r.enter(id); rt != nil {
+		f := r.system.Root.RequestFuture(rt.pid, msg, r.timeout)
+		rt.leave()
+		res, err := f.Result()
+		// A dead letter means the child died (crashed for good) after we took its
+		// route; the manager respawns it.
+		if !errors.Is(err, actor.ErrDeadLetter) {
+			return answer(res, err)
+		}
+	}
+	return answer(r.system.Root.RequestFuture(r.manager, &envelope{id: id, msg: msg}, r.timeout).Result())
+}
+
+func answer(res any, err error) (any, error) {
 	if errors.Is(err, actor.ErrTimeout) {
 		return nil, ErrTimeout
 	}
@@ -82,8 +99,33 @@ func (r *Registry) Ask(id string, msg any) (any, error) {
 
 // Tell sends msg to entity id without waiting.
 func (r *Registry) Tell(id string, msg any) {
+	if rt := r.enter(id); rt != nil {
+		r.system.Root.Send(rt.pid, msg)
+		rt.leave()
+		return
+	}
 	r.system.Root.Send(r.manager, &envelope{id: id, msg: msg})
 }
+
+// enter returns id's open route, entered (the caller must leave it once its message
+// is sent), or nil when the message must go through the manager.
+func (r *Registry) enter(id string) *route {
+	v, ok := r.routes.Load(id)
+	if !ok {
+		return nil
+	}
+	rt := v.(*route)
+	if !rt.enter() {
+		return nil
+	}
+	if widenRace != nil {
+		widenRace()
+	}
+	return rt
+}
+
+// widenRace, set only by tests, runs between entering a route and sending on it.
+var widenRace func()
 
 // Hooks let the owner count lifecycle events (metrics); any may be nil.
 type Hooks struct {
@@ -108,16 +150,20 @@ type manager struct {
 	maxLive  int
 	lru      *list.List // of ids
 	declines int        // Evicts declined in a row: stop asking once every child has
+	routes   *sync.Map  // shared with Registry
 }
 
 type child struct {
-	pid  *actor.PID
-	used *list.Element // nil while an Evict is pending
+	pid   *actor.PID
+	route *route
+	used  *list.Element // nil while an Evict is pending
 }
 
-// forget removes id from the live children.
+// forget removes id from the live children and closes its route.
 func (m *manager) forget(id string) {
 	if c := m.children[id]; c != nil {
+		c.route.close()
+		m.routes.CompareAndDelete(id, c.route)
 		if c.used != nil {
 			m.lru.Remove(c.used)
 		}
@@ -134,7 +180,17 @@ func (m *manager) Receive(ctx actor.Context) {
 		}
 		m.deliver(ctx, msg.id, msg.msg, ctx.Sender())
 	case *Passivate:
-		if m.children[msg.ID] == nil || !m.children[msg.ID].pid.Equal(msg.PID) {
+		c := m.children[msg.ID]
+		if c == nil || !c.pid.Equal(msg.PID) {
+			return
+		}
+		if !c.route.retire() {
+			// A caller is sending to the child on its route this instant: it is not
+			// idle. The check re-arms its idle timer; an eviction moves on.
+			ctx.Send(c.pid, checkIdle{})
+			if c.used == nil {
+				m.declined(ctx, msg.ID)
+			}
 			return
 		}
 		m.forget(msg.ID)
@@ -144,14 +200,7 @@ func (m *manager) Receive(ctx actor.Context) {
 		// handled before it stops.
 		ctx.Poison(msg.PID)
 	case *Declined:
-		c := m.children[msg.ID]
-		if c == nil || c.used != nil {
-			return
-		}
-		c.used = m.lru.PushFront(msg.ID)
-		if m.declines++; m.declines < m.lru.Len() {
-			m.evictOne(ctx)
-		}
+		m.declined(ctx, msg.ID)
 	case *actor.Terminated:
 		id, ok := m.byPID[msg.Who.Id]
 		if !ok {
@@ -172,12 +221,26 @@ func (m *manager) Receive(ctx actor.Context) {
 	}
 }
 
+// declined puts a child that stays despite an Evict back among the live ones and asks
+// the next least recently used, until every child has declined in a row.
+func (m *manager) declined(ctx actor.Context, id string) {
+	c := m.children[id]
+	if c == nil || c.used != nil {
+		return
+	}
+	c.used = m.lru.PushFront(id)
+	if m.declines++; m.declines < m.lru.Len() {
+		m.evictOne(ctx)
+	}
+}
+
 func (m *manager) deliver(ctx actor.Context, id string, msg any, sender *actor.PID) {
 	c := m.children[id]
 	if c == nil {
 		pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return m.produce(id) }))
-		c = &child{pid: pid, used: m.lru.PushFront(id)}
+		c = &child{pid: pid, route: &route{pid: pid}, used: m.lru.PushFront(id)}
 		m.children[id] = c
+		m.routes.Store(id, c.route)
 		m.byPID[pid.Id] = id
 		if m.hooks.Spawned != nil {
 			m.hooks.Spawned()
@@ -197,12 +260,18 @@ func (m *manager) deliver(ctx actor.Context, id string, msg any, sender *actor.P
 // evictOne asks the least recently used child to passivate when more children than
 // maxLive are live and not already asked. The asked child leaves lru until it
 // answers: with its Passivate it is gone, with Declined it comes back at the front
-// and the next least recently used is asked.
+// and the next least recently used is asked. A child sent to on its route since the
+// manager last looked goes back to the front instead (second chance): lru alone
+// does not see direct sends.
 func (m *manager) evictOne(ctx actor.Context) {
 	if m.maxLive <= 0 || m.lru.Len() <= m.maxLive {
 		return
 	}
 	oldest := m.lru.Back()
+	for n := m.lru.Len(); n > 0 && m.children[oldest.Value.(string)].route.used.Swap(false); n-- {
+		m.lru.MoveToFront(oldest)
+		oldest = m.lru.Back()
+	}
 	id := oldest.Value.(string)
 	m.lru.Remove(oldest)
 	m.children[id].used = nil

@@ -27,10 +27,14 @@ func (c *counter) Receive(ctx actor.Context) {
 	if c.idle.Handle(ctx, c.id) {
 		return
 	}
+	c.idle.Touch()
 	switch ctx.Message().(type) {
 	case *actor.Started:
+		c.idle.Start(ctx)
 		n, _ := c.spawns.LoadOrStore(c.id, new(atomic.Int64))
 		n.(*atomic.Int64).Add(1)
+	case *actor.Stopping:
+		c.idle.Stop()
 	case string:
 		n, _ := c.spawns.Load(c.id)
 		ctx.Respond(reply{c.id, n.(*atomic.Int64).Load()})
@@ -44,17 +48,21 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, maxLive int, pinned string) *harness {
+	return newIdleHarness(t, maxLive, pinned, 0)
+}
+
+func newIdleHarness(t *testing.T, maxLive int, pinned string, idle time.Duration) *harness {
 	sys := actor.NewActorSystem()
 	t.Cleanup(sys.Shutdown)
 	h := &harness{}
 	produce := func(id string) actor.Actor {
-		c := &counter{id: id, idle: NewIdle(0), spawns: &h.spawns}
+		c := &counter{id: id, idle: NewIdle(idle), spawns: &h.spawns}
 		if id == pinned {
 			c.idle.Pinned = func() bool { return true }
 		}
 		return c
 	}
-	h.reg = Start(sys, fmt.Sprintf("test-%d-%s", maxLive, pinned), produce, Options{Timeout: 5 * time.Second, MaxLive: maxLive,
+	h.reg = Start(sys, fmt.Sprintf("test-%d-%s-%s", maxLive, pinned, idle), produce, Options{Timeout: 5 * time.Second, MaxLive: maxLive,
 		Hooks: Hooks{Passivated: func() { h.passivated.Add(1) }}})
 	return h
 }
@@ -158,5 +166,52 @@ func TestMaxLiveLosesNoMessage(t *testing.T) {
 	}
 	if h.passivated.Load() == 0 {
 		t.Fatal("20 ids under a bound of 3: nothing was passivated")
+	}
+}
+
+// Children passivating after a millisecond of quiet while parallel callers keep
+// coming back: every message, whether it went straight to a live child or through the
+// manager because the child was leaving, is answered by the actor of its own id, and
+// none waits for the timeout.
+func TestIdlePassivationRacingCallersLosesNoMessage(t *testing.T) {
+	h := newIdleHarness(t, 0, "", time.Millisecond)
+	var n atomic.Int64
+	widenRace = func() { // every few sends dawdle, so passivations land in the gap
+		if n.Add(1)%4 == 0 {
+			time.Sleep(500 * time.Microsecond)
+		}
+	}
+	t.Cleanup(func() { widenRace = nil })
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 300; i++ {
+				id := fmt.Sprintf("e%d", (w*7+i)%40)
+				res, err := h.reg.Ask(id, "hello")
+				if err != nil {
+					errs <- fmt.Errorf("ask %s: %w", id, err)
+					return
+				}
+				if r := res.(reply); r.id != id {
+					errs <- fmt.Errorf("asked %s, answered by %s", id, r.id)
+					return
+				}
+				if i%5 == 0 {
+					time.Sleep(2 * time.Millisecond) // let some children go quiet
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	t.Logf("%d passivations", h.passivated.Load())
+	if h.passivated.Load() == 0 {
+		t.Fatal("children idle for 2 ms under a 1 ms idle period: nothing was passivated")
 	}
 }
