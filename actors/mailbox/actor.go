@@ -20,6 +20,9 @@ type Deps struct {
 	Retention Retention
 	Idle      time.Duration
 	Log       *slog.Logger
+	// Listening, shared with the Outlet, is kept up to date with which mailboxes
+	// have subscribers (nil: the Outlet tells every mailbox of every commit).
+	Listening *Listening
 }
 
 // Committed tells a tenant's mailbox that these events (with their sequence numbers)
@@ -68,6 +71,7 @@ func (a *Actor) closeSubscribers() {
 		s.Close()
 	}
 	clear(a.subs)
+	a.deps.Listening.set(a.tenant, false)
 }
 
 // errInternal answers a request whose handling panicked.
@@ -117,12 +121,13 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *Committed:
 		a.committed(m.Events)
 	case *Subscribe:
-		if m.Sub != nil {
-			a.subs[m.Sub] = struct{}{}
+		if err := a.subscribe(m.Sub); err != nil {
+			a.reply(ctx, err)
+			return
 		}
 		a.reply(ctx, &Subscribed{Snapshot: a.pushed})
 	case *Unsubscribe:
-		delete(a.subs, m.Sub)
+		a.unsubscribe(m.Sub)
 		a.reply(ctx, nil)
 	case *Ack:
 		if err := ack(a.deps.Store, a.tenant, m.Ref); err != nil {
@@ -197,11 +202,43 @@ func (a *Actor) committed(events []page.Event) {
 	}
 }
 
+// subscribe adds sub (nil only asks for the snapshot). While nobody listened, the
+// Outlet may not have told this mailbox of every commit (Listening), so pushed first
+// catches up with the log; the tenant joins Listening before that read, so every
+// commit is either at most the snapshot or told to this mailbox afterwards.
+func (a *Actor) subscribe(sub page.Subscriber) error {
+	if len(a.subs) == 0 {
+		if sub != nil {
+			a.deps.Listening.set(a.tenant, true)
+		}
+		last, err := Last(a.deps.Store, a.tenant)
+		if err != nil {
+			if sub != nil {
+				a.deps.Listening.set(a.tenant, false)
+			}
+			return fmt.Errorf("mailbox: load %s: %w", a.tenant, err)
+		}
+		a.pushed = max(a.pushed, last)
+	}
+	if sub != nil {
+		a.subs[sub] = struct{}{}
+	}
+	return nil
+}
+
+// unsubscribe forgets sub; the last one out takes the tenant out of Listening.
+func (a *Actor) unsubscribe(sub page.Subscriber) {
+	delete(a.subs, sub)
+	if len(a.subs) == 0 {
+		a.deps.Listening.set(a.tenant, false)
+	}
+}
+
 // push hands one frame to every subscriber; one that refuses is dropped.
 func (a *Actor) push(f *page.Frame) {
 	for s := range a.subs {
 		if !s.Send(f) {
-			delete(a.subs, s)
+			a.unsubscribe(s)
 		}
 	}
 	if f.Seq > a.pushed {

@@ -224,3 +224,123 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Error("a JSON value decoded as a record")
 	}
 }
+
+// TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants: 8 writers commit
+// through the Outlet, which tells the mailbox nothing while nobody listens; agents
+// subscribe one after another during the stream, and one leaves early. Each gets
+// every event after its snapshot live, exactly once and in order: the events before
+// its snapshot are in the log for its replay, the rest reach it.
+func TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants(t *testing.T) {
+	s := openStore(t)
+	sys := actor.NewActorSystem()
+	defer sys.Shutdown()
+	listening := NewListening()
+	d := &Deps{Store: s, Now: time.Now, Retention: DefaultRetention, Idle: time.Minute, Listening: listening}
+	reg := registry.Start(sys, "mailboxes-listening", NewProducer(d), registry.Options{Timeout: 5 * time.Second})
+	out := &Outlet{Retention: DefaultRetention, Mailboxes: reg, Listening: listening}
+	const writers, each = 8, 150
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				evs := []page.Event{ev("tq", fmt.Sprintf("p%d", w), fmt.Sprintf("e%d-%d", w, i), time.Now())}
+				if err := s.Update(func(tx *persistence.Tx) error { return out.Stage(tx, nil, evs) }); err != nil {
+					t.Error(err)
+					return
+				}
+				out.Committed(nil, evs)
+			}
+		}()
+	}
+	type joined struct {
+		rec      *recorder
+		snapshot uint64
+	}
+	var subs []joined
+	for i := 0; i < 4; i++ {
+		time.Sleep(15 * time.Millisecond)
+		rec := &recorder{}
+		res, err := reg.Ask("tq", &Subscribe{Sub: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs = append(subs, joined{rec, res.(*Subscribed).Snapshot})
+	}
+	if _, err := reg.Ask("tq", &Unsubscribe{Sub: subs[0].rec}); err != nil {
+		t.Fatal(err)
+	}
+	left := len(subs[0].rec.got())
+	wg.Wait()
+	total := uint64(writers * each)
+	deadline := time.Now().Add(5 * time.Second)
+	for _, j := range subs[1:] {
+		for uint64(len(j.rec.got())) < total-j.snapshot && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	time.Sleep(20 * time.Millisecond)
+	for i, j := range subs {
+		got := j.rec.got()
+		if i == 0 {
+			if len(got) != left {
+				t.Fatalf("the subscriber that left got %d events after leaving", len(got)-left)
+			}
+			got = got[:left]
+		} else if uint64(len(got)) != total-j.snapshot {
+			t.Fatalf("subscriber %d (snapshot %d) got %d events, want %d", i, j.snapshot, len(got), total-j.snapshot)
+		}
+		for k, seq := range got {
+			if seq != j.snapshot+uint64(k)+1 {
+				t.Fatalf("subscriber %d (snapshot %d): event %d has seq %d", i, j.snapshot, k, seq)
+			}
+		}
+	}
+	if subs[0].snapshot == 0 || subs[0].snapshot >= total {
+		t.Fatalf("the first subscriber joined at %d of %d: the stream was not under way", subs[0].snapshot, total)
+	}
+}
+
+// TestSubscribingCatchesUpWithCommitsNobodyWasToldOf: after the last agent leaves, the
+// Outlet stops telling the mailbox; the next subscriber's snapshot still covers every
+// committed event, so its replay has them and it waits for nothing already durable.
+func TestSubscribingCatchesUpWithCommitsNobodyWasToldOf(t *testing.T) {
+	s := openStore(t)
+	sys := actor.NewActorSystem()
+	defer sys.Shutdown()
+	listening := NewListening()
+	d := &Deps{Store: s, Now: time.Now, Retention: DefaultRetention, Idle: time.Minute, Listening: listening}
+	reg := registry.Start(sys, "mailboxes-catchup", NewProducer(d), registry.Options{Timeout: 5 * time.Second})
+	out := &Outlet{Retention: DefaultRetention, Mailboxes: reg, Listening: listening}
+	commit := func(typ string) {
+		evs := []page.Event{ev("tc", "p1", typ, time.Now())}
+		if err := s.Update(func(tx *persistence.Tx) error { return out.Stage(tx, nil, evs) }); err != nil {
+			t.Fatal(err)
+		}
+		out.Committed(nil, evs)
+	}
+	first := &recorder{}
+	if _, err := reg.Ask("tc", &Subscribe{Sub: first}); err != nil {
+		t.Fatal(err)
+	}
+	commit("a") // seq 1, pushed live
+	if _, err := reg.Ask("tc", &Unsubscribe{Sub: first}); err != nil {
+		t.Fatal(err)
+	}
+	if listening.Has("tc") {
+		t.Fatal("the tenant is still listening after its only subscriber left")
+	}
+	commit("b") // seqs 2 and 3: the mailbox is not told
+	commit("c")
+	res, err := reg.Ask("tc", &Subscribe{Sub: &recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap := res.(*Subscribed).Snapshot; snap != 3 {
+		t.Fatalf("snapshot %d after 3 commits", snap)
+	}
+	if got := first.got(); fmt.Sprint(got) != "[1]" {
+		t.Fatalf("the first subscriber got %v", got)
+	}
+}

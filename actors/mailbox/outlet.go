@@ -19,6 +19,7 @@ type Teller interface {
 type Outlet struct {
 	Retention Retention
 	Mailboxes Teller
+	Listening *Listening // tenants to tell (nil: all); see Listening
 }
 
 // Stage implements page.Outlet.
@@ -36,6 +37,9 @@ func (o *Outlet) Committed(_ *page.Page, events []page.Event) {
 		byTenant[e.TenantID] = append(byTenant[e.TenantID], e)
 	}
 	for t, evs := range byTenant {
+		if !o.Listening.Has(t) {
+			continue
+		}
 		o.Mailboxes.Tell(t, &Committed{Events: evs})
 	}
 }

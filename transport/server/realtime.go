@@ -38,7 +38,8 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 	if cfg.AgentRetentionAge > 0 {
 		retention.MaxAge = cfg.AgentRetentionAge
 	}
-	md := &mailbox.Deps{Store: n.Store, Now: cfg.Now, Retention: retention, Idle: cfg.IdleAfter, Log: cfg.Log}
+	listening := mailbox.NewListening()
+	md := &mailbox.Deps{Store: n.Store, Now: cfg.Now, Retention: retention, Idle: cfg.IdleAfter, Log: cfg.Log, Listening: listening}
 	mailboxes := registry.Start(n.System, "mailboxes", mailbox.NewProducer(md), registry.Options{Timeout: 10 * time.Second})
 	hub := stream.NewHub(stream.Options{Keepalive: cfg.Keepalive})
 	n.Registry.MustRegister(
@@ -52,7 +53,7 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 			func() float64 { return float64(hub.Dropped()) }),
 	)
 	return area{
-		outlets: []page.Outlet{&mailbox.Outlet{Retention: retention, Mailboxes: mailboxes}},
+		outlets: []page.Outlet{&mailbox.Outlet{Retention: retention, Mailboxes: mailboxes, Listening: listening}},
 		mount: func(api *httpapi.Server) {
 			api.MountRealtime(httpapi.RealtimeDeps{Hub: hub, Mailboxes: mailboxes, Blobs: blobs, MaxUpload: cfg.MaxUpload, ViewSalt: salt})
 		},
