@@ -225,32 +225,55 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// wired is a store, mailboxes and the Outlet sharing one Listening, as the server
+// wires them.
+type wired struct {
+	store     *persistence.Store
+	reg       *registry.Registry
+	out       *Outlet
+	listening *Listening
+}
+
+func newWired(t *testing.T) *wired {
+	w := &wired{store: openStore(t), listening: NewListening()}
+	sys := actor.NewActorSystem()
+	t.Cleanup(sys.Shutdown) // before the store closes (cleanups run last first)
+	d := &Deps{Store: w.store, Now: time.Now, Retention: DefaultRetention, Idle: time.Minute, Listening: w.listening}
+	w.reg = registry.Start(sys, "mailboxes", NewProducer(d), registry.Options{Timeout: 5 * time.Second})
+	w.out = &Outlet{Retention: DefaultRetention, Mailboxes: w.reg, Listening: w.listening}
+	return w
+}
+
+// commit stages e through the Outlet in its own transaction and, once durable, tells
+// the Outlet, as a page commit does.
+func (w *wired) commit(e page.Event) error {
+	evs := []page.Event{e}
+	if err := w.store.Update(func(tx *persistence.Tx) error { return w.out.Stage(tx, nil, evs) }); err != nil {
+		return err
+	}
+	w.out.Committed(nil, evs)
+	return nil
+}
+
 // TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants: 8 writers commit
 // through the Outlet, which tells the mailbox nothing while nobody listens; agents
 // subscribe one after another during the stream, and one leaves early. Each gets
 // every event after its snapshot live, exactly once and in order: the events before
 // its snapshot are in the log for its replay, the rest reach it.
 func TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants(t *testing.T) {
-	s := openStore(t)
-	sys := actor.NewActorSystem()
-	defer sys.Shutdown()
-	listening := NewListening()
-	d := &Deps{Store: s, Now: time.Now, Retention: DefaultRetention, Idle: time.Minute, Listening: listening}
-	reg := registry.Start(sys, "mailboxes-listening", NewProducer(d), registry.Options{Timeout: 5 * time.Second})
-	out := &Outlet{Retention: DefaultRetention, Mailboxes: reg, Listening: listening}
+	w := newWired(t)
+	reg := w.reg
 	const writers, each = 8, 150
 	var wg sync.WaitGroup
-	for w := 0; w < writers; w++ {
+	for n := 0; n < writers; n++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				evs := []page.Event{ev("tq", fmt.Sprintf("p%d", w), fmt.Sprintf("e%d-%d", w, i), time.Now())}
-				if err := s.Update(func(tx *persistence.Tx) error { return out.Stage(tx, nil, evs) }); err != nil {
+				if err := w.commit(ev("tq", fmt.Sprintf("p%d", n), fmt.Sprintf("e%d-%d", n, i), time.Now())); err != nil {
 					t.Error(err)
 					return
 				}
-				out.Committed(nil, evs)
 			}
 		}()
 	}
@@ -306,19 +329,12 @@ func TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants(t *testing.T)
 // Outlet stops telling the mailbox; the next subscriber's snapshot still covers every
 // committed event, so its replay has them and it waits for nothing already durable.
 func TestSubscribingCatchesUpWithCommitsNobodyWasToldOf(t *testing.T) {
-	s := openStore(t)
-	sys := actor.NewActorSystem()
-	defer sys.Shutdown()
-	listening := NewListening()
-	d := &Deps{Store: s, Now: time.Now, Retention: DefaultRetention, Idle: time.Minute, Listening: listening}
-	reg := registry.Start(sys, "mailboxes-catchup", NewProducer(d), registry.Options{Timeout: 5 * time.Second})
-	out := &Outlet{Retention: DefaultRetention, Mailboxes: reg, Listening: listening}
+	w := newWired(t)
+	reg, listening := w.reg, w.listening
 	commit := func(typ string) {
-		evs := []page.Event{ev("tc", "p1", typ, time.Now())}
-		if err := s.Update(func(tx *persistence.Tx) error { return out.Stage(tx, nil, evs) }); err != nil {
+		if err := w.commit(ev("tc", "p1", typ, time.Now())); err != nil {
 			t.Fatal(err)
 		}
-		out.Committed(nil, evs)
 	}
 	first := &recorder{}
 	if _, err := reg.Ask("tc", &Subscribe{Sub: first}); err != nil {

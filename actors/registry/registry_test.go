@@ -135,26 +135,29 @@ func TestMaxLiveKeepsPinnedChildren(t *testing.T) {
 	}
 }
 
-// Under a small bound and parallel callers, every message is answered by the actor
-// of its own id: nothing is lost or misdelivered while children come and go.
-func TestMaxLiveLosesNoMessage(t *testing.T) {
-	h := newHarness(t, 3, "")
+// askFromMany has 16 callers each ask asks times, over ids e0..e(ids-1); pause, when
+// set, runs after every ask. It fails the test on any error or misdelivered answer.
+func (h *harness) askFromMany(t *testing.T, asks, ids int, pause func(i int)) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
 	for w := 0; w < 16; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < 100; i++ {
-				id := fmt.Sprintf("e%d", (w*7+i)%20)
+			for i := 0; i < asks; i++ {
+				id := fmt.Sprintf("e%d", (w*7+i)%ids)
 				res, err := h.reg.Ask(id, "hello")
 				if err != nil {
-					errs <- err
+					errs <- fmt.Errorf("ask %s: %w", id, err)
 					return
 				}
 				if r := res.(reply); r.id != id {
 					errs <- fmt.Errorf("asked %s, answered by %s", id, r.id)
 					return
+				}
+				if pause != nil {
+					pause(i)
 				}
 			}
 		}()
@@ -164,6 +167,13 @@ func TestMaxLiveLosesNoMessage(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
+}
+
+// Under a small bound and parallel callers, every message is answered by the actor
+// of its own id: nothing is lost or misdelivered while children come and go.
+func TestMaxLiveLosesNoMessage(t *testing.T) {
+	h := newHarness(t, 3, "")
+	h.askFromMany(t, 100, 20, nil)
 	if h.passivated.Load() == 0 {
 		t.Fatal("20 ids under a bound of 3: nothing was passivated")
 	}
@@ -182,34 +192,11 @@ func TestIdlePassivationRacingCallersLosesNoMessage(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { widenRace = nil })
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for w := 0; w < 16; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 300; i++ {
-				id := fmt.Sprintf("e%d", (w*7+i)%40)
-				res, err := h.reg.Ask(id, "hello")
-				if err != nil {
-					errs <- fmt.Errorf("ask %s: %w", id, err)
-					return
-				}
-				if r := res.(reply); r.id != id {
-					errs <- fmt.Errorf("asked %s, answered by %s", id, r.id)
-					return
-				}
-				if i%5 == 0 {
-					time.Sleep(2 * time.Millisecond) // let some children go quiet
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	h.askFromMany(t, 300, 40, func(i int) {
+		if i%5 == 0 {
+			time.Sleep(2 * time.Millisecond) // let some children go quiet
+		}
+	})
 	t.Logf("%d passivations", h.passivated.Load())
 	if h.passivated.Load() == 0 {
 		t.Fatal("children idle for 2 ms under a 1 ms idle period: nothing was passivated")
