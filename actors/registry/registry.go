@@ -154,9 +154,8 @@ type manager struct {
 }
 
 type child struct {
-	pid   *actor.PID
-	route *route
-	used  *list.Element // nil while an Evict is pending
+	*route               // its pid, and the callers' way to it
+	used   *list.Element // nil while an Evict is pending
 }
 
 // forget removes id from the live children and closes its route.
@@ -238,7 +237,7 @@ func (m *manager) deliver(ctx actor.Context, id string, msg any, sender *actor.P
 	c := m.children[id]
 	if c == nil {
 		pid := ctx.Spawn(actor.PropsFromProducer(func() actor.Actor { return m.produce(id) }))
-		c = &child{pid: pid, route: &route{pid: pid}, used: m.lru.PushFront(id)}
+		c = &child{route: &route{pid: pid}, used: m.lru.PushFront(id)}
 		m.children[id] = c
 		m.routes.Store(id, c.route)
 		m.byPID[pid.Id] = id
@@ -268,7 +267,7 @@ func (m *manager) evictOne(ctx actor.Context) {
 		return
 	}
 	oldest := m.lru.Back()
-	for n := m.lru.Len(); n > 0 && m.children[oldest.Value.(string)].route.used.Swap(false); n-- {
+	for n := m.lru.Len(); n > 0 && m.children[oldest.Value.(string)].route.touched.Swap(false); n-- {
 		m.lru.MoveToFront(oldest)
 		oldest = m.lru.Back()
 	}

@@ -21,9 +21,9 @@ const retiring = int64(1) << 62
 type route struct {
 	pid   *actor.PID
 	state atomic.Int64
-	// used is set by every direct send; the manager's eviction clears it and skips a
+	// touched is set by every direct send; the manager's eviction clears it and skips a
 	// child that had it set (second chance), since direct sends bypass its LRU.
-	used atomic.Bool
+	touched atomic.Bool
 }
 
 // enter reserves the route for one send; false when it is retiring.
@@ -32,7 +32,7 @@ func (r *route) enter() bool {
 		r.state.Add(-1)
 		return false
 	}
-	r.used.Store(true)
+	r.touched.Store(true)
 	return true
 }
 
