@@ -37,14 +37,45 @@ func New(eventType, actor, pageID string, at time.Time, details map[string]any) 
 	}
 }
 
-// Append links e to tenant's chain inside tx and indexes it under its page.
-func Append(tx *persistence.Tx, tenant string, e Entry) error {
+// Encoded is an entry as hashed: encoded before the write transaction, so the store's
+// single commit loop only links it.
+type Encoded struct {
+	PageID string
+	JSON   []byte
+}
+
+// Encode encodes e for AppendEncoded.
+func Encode(e Entry) (Encoded, error) {
 	e.ChainHash = ""
 	b, err := json.Marshal(e)
+	return Encoded{PageID: e.PageID, JSON: b}, err
+}
+
+// EncodeAll encodes entries in order.
+func EncodeAll(entries []Entry) ([]Encoded, error) {
+	out := make([]Encoded, len(entries))
+	for i, e := range entries {
+		var err error
+		if out[i], err = Encode(e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Append links e to tenant's chain inside tx and indexes it under its page.
+func Append(tx *persistence.Tx, tenant string, e Entry) error {
+	enc, err := Encode(e)
 	if err != nil {
 		return err
 	}
-	seq, _, err := tx.AppendAudit(tenant, b)
+	return AppendEncoded(tx, tenant, enc)
+}
+
+// AppendEncoded links an encoded entry to tenant's chain inside tx and indexes it
+// under its page.
+func AppendEncoded(tx *persistence.Tx, tenant string, e Encoded) error {
+	seq, _, err := tx.AppendAudit(tenant, e.JSON)
 	if err != nil {
 		return err
 	}

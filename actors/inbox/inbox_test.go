@@ -270,3 +270,38 @@ func TestStageIsIdempotentAcrossRetries(t *testing.T) {
 		t.Fatalf("after staging thrice: total %d quality %+v dashboard %+v", total, q, d)
 	}
 }
+
+// TestDashboardCarriesOnFromCountersStoredAsJSON: counters written by an earlier
+// version (JSON) are read as they are and moved on by the next page change, which
+// stores them in the current form.
+func TestDashboardCarriesOnFromCountersStoredAsJSON(t *testing.T) {
+	s := openStore(t)
+	t0 := time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
+	if err := s.Update(func(tx *persistence.Tx) error {
+		old := []byte(`{"v":1,"total":3,"draft":0,"active":2,"completed":1,"revoked":0,"expired":0,"decision_ms":7200000}`)
+		if err := tx.Put(bucketAll, []byte("ten"), old); err != nil {
+			return err
+		}
+		return tx.Put(bucketHours, hourKey("ten", t0), old)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p := &page.Page{ID: "pg_1", TenantID: "ten", Status: page.Active, CreatedAt: t0, PublishedAt: at(t0)}
+	stage(t, s, p)
+	done := *p
+	done.Status, done.CompletedAt = page.Completed, at(t0.Add(time.Hour))
+	stage(t, s, &done)
+	for _, period := range []string{"all", "7d"} {
+		d, err := Dashboard(s, "ten", period, t0.Add(2*time.Hour))
+		want := Metrics{TotalPages: 4, ActivePages: 2, CompletedPages: 2, AvgResolutionTimeHours: 1.5, ApprovalRate: 1}
+		if err != nil || d != want {
+			t.Fatalf("%s: %+v (%v), want %+v", period, d, err, want)
+		}
+	}
+	_ = s.View(func(tx *persistence.Tx) error {
+		if b := tx.Get(bucketAll, []byte("ten")); len(b) == 0 || b[0] != countersV2 {
+			t.Fatalf("all-time counters not rewritten: %q", b)
+		}
+		return nil
+	})
+}

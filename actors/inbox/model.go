@@ -20,8 +20,8 @@ const (
 	bucketEntries = "inbox"        // entryId -> Entry (JSON)
 	bucketIndex   = "inbox_index"  // tenant 0x00 mask dims createdAt(8) entryId -> nil (see index.go)
 	bucketCounts  = "inbox_counts" // tenant 0x00 mask dims -> count(8)
-	bucketHours   = "stats_hour"   // tenant 0x00 hourStart(8) -> counters (JSON), by page creation hour
-	bucketAll     = "stats_all"    // tenant -> counters (JSON), all time
+	bucketHours   = "stats_hour"   // tenant 0x00 hourStart(8) -> counters (stats.go), by page creation hour
+	bucketAll     = "stats_all"    // tenant -> counters (stats.go), all time
 	bucketWindow  = "quality_window"
 	bucketQuality = "quality_agg"
 )

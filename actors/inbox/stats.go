@@ -1,7 +1,9 @@
 package inbox
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"time"
 
@@ -71,19 +73,45 @@ func hourKey(tenant string, at time.Time) []byte {
 }
 
 func addCounters(tx *persistence.Tx, bucket string, key []byte, delta counters) error {
-	var c counters
-	if b := tx.Get(bucket, key); b != nil {
-		if err := json.Unmarshal(b, &c); err != nil {
-			return err
-		}
-	}
-	c.add(&delta)
-	c.V = schemaV1
-	b, err := json.Marshal(c)
+	c, err := decodeCounters(tx.Get(bucket, key))
 	if err != nil {
 		return err
 	}
-	return tx.Put(bucket, key, b)
+	c.add(&delta)
+	return tx.Put(bucket, key, c.encode())
+}
+
+// Counters are stored as countersV2 followed by the seven tallies (int64, big
+// endian): every page change rewrites two of them inside the store's single commit
+// loop, where a JSON round trip cost more than the rest of the inbox's writes.
+// Records of version 1 (JSON) are still read; the next change rewrites them.
+const countersV2 = 2
+
+func (c *counters) encode() []byte {
+	out := make([]byte, 1, 1+7*8)
+	out[0] = countersV2
+	for _, n := range []int64{int64(c.Total), int64(c.Draft), int64(c.Active), int64(c.Completed), int64(c.Revoked), int64(c.Expired), c.DecisionMs} {
+		out = binary.BigEndian.AppendUint64(out, uint64(n))
+	}
+	return out
+}
+
+// decodeCounters reads a stored record; nil is all zeros.
+func decodeCounters(b []byte) (counters, error) {
+	var c counters
+	switch {
+	case len(b) == 0:
+		return c, nil
+	case b[0] == '{':
+		err := json.Unmarshal(b, &c)
+		return c, err
+	case b[0] != countersV2 || len(b) != 1+7*8:
+		return c, fmt.Errorf("inbox: counters record of %d bytes, version %d", len(b), b[0])
+	}
+	n := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[1+8*i:])) }
+	c = counters{V: countersV2, Total: int(n(0)), Draft: int(n(1)), Active: int(n(2)), Completed: int(n(3)),
+		Revoked: int(n(4)), Expired: int(n(5)), DecisionMs: n(6)}
+	return c, nil
 }
 
 // restat moves an entry's contribution from old (nil: new entry) to next.
@@ -124,17 +152,16 @@ func Dashboard(store *persistence.Store, tenantID, period string, now time.Time)
 	err := store.View(func(tx *persistence.Tx) error {
 		d := Periods[period]
 		if d == 0 {
-			if b := tx.Get(bucketAll, []byte(tenantID)); b != nil {
-				return json.Unmarshal(b, &sum)
-			}
-			return nil
+			var err error
+			sum, err = decodeCounters(tx.Get(bucketAll, []byte(tenantID)))
+			return err
 		}
 		from := hourKey(tenantID, now.Add(-d))
 		to := persistence.Key([]byte(tenantID), persistence.U64(math.MaxUint64))
 		var derr error
 		tx.ScanRange(bucketHours, from, to, func(_, v []byte) bool {
 			var c counters
-			if derr = json.Unmarshal(v, &c); derr != nil {
+			if c, derr = decodeCounters(v); derr != nil {
 				return false
 			}
 			sum.add(&c)

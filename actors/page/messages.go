@@ -113,4 +113,6 @@ type Event struct {
 	At       time.Time
 	Data     map[string]any
 	Actor    map[string]any // {identity, auth_method} where a person acted
+
+	body []byte // the sealed payload without its stream id (Seal)
 }

@@ -1,8 +1,6 @@
 package page
 
 import (
-	"encoding/json"
-
 	"folio/actors/audit"
 	"folio/actors/blocks"
 	"folio/actors/ids"
@@ -50,11 +48,11 @@ func Prepare(d *Deps, id string, c Caller, req *Request, publish bool) (*Prepare
 // record, its indexes, usage, audit entries and every outlet's rows. The page's id
 // must be fresh (no actor has it); after the commit, send Announce to its actor.
 func (n *Prepared) Stage(d *Deps, tx *persistence.Tx) error {
-	body, err := json.Marshal(n.Page)
+	body, enc, err := encode(n.Page, n.entries, n.events)
 	if err != nil {
 		return err
 	}
-	return write(tx, d, nil, n.Page, body, n.entries, n.events, n.count, nil)
+	return write(tx, d, nil, n.Page, body, enc, n.events, n.count, nil)
 }
 
 // Announce returns the message that hands the staged page's events to its actor

@@ -34,19 +34,37 @@ func load(store *persistence.Store, id string) (*Page, error) {
 // commit writes next (replacing prev, nil on creation), its audit entries, every
 // index that depends on it, the outlets' rows for its events and extra, in one
 // transaction: the change and everything it causes are durable together or not at all.
+// Everything that can be encoded without the transaction is encoded before it: the
+// store has one commit loop, and time spent in it is time every writer waits.
 func commit(d *Deps, prev, next *Page, entries []audit.Entry, events []Event, countUsage bool, extra func(*persistence.Tx) error) error {
-	body, err := json.Marshal(next)
+	body, enc, err := encode(next, entries, events)
 	if err != nil {
 		return err
 	}
 	return d.Store.Update(func(tx *persistence.Tx) error {
-		return write(tx, d, prev, next, body, entries, events, countUsage, extra)
+		return write(tx, d, prev, next, body, enc, events, countUsage, extra)
 	})
+}
+
+// encode encodes the page record and the audit entries and seals the events.
+func encode(next *Page, entries []audit.Entry, events []Event) ([]byte, []audit.Encoded, error) {
+	body, err := json.Marshal(next)
+	if err != nil {
+		return nil, nil, err
+	}
+	enc, err := audit.EncodeAll(entries)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range events {
+		events[i].Seal()
+	}
+	return body, enc, nil
 }
 
 // write is commit's transaction body (also used to stage new pages created outside
 // their actor, see Prepared).
-func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries []audit.Entry, events []Event, countUsage bool, extra func(*persistence.Tx) error) error {
+func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries []audit.Encoded, events []Event, countUsage bool, extra func(*persistence.Tx) error) error {
 	if err := tx.Put(bucketPages, []byte(next.ID), body); err != nil {
 		return err
 	}
@@ -78,7 +96,7 @@ func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries [
 		}
 	}
 	for _, e := range entries {
-		if err := audit.Append(tx, next.TenantID, e); err != nil {
+		if err := audit.AppendEncoded(tx, next.TenantID, e); err != nil {
 			return err
 		}
 	}

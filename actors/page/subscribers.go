@@ -65,8 +65,31 @@ func (e *Event) StreamID() string {
 }
 
 // EncodeEvent is the one encoding of an event's payload (deterministic: map keys are
-// sorted), shared by the live streams and the agent event log.
+// sorted), shared by the live streams and the agent event log. It is the sealed body
+// (see Seal) with the stream id put in front.
 func EncodeEvent(e *Event) []byte {
+	body := e.body
+	if body == nil {
+		body = encodeBody(e)
+	}
+	id := e.StreamID()
+	out := make([]byte, 0, len(body)+len(id)+8)
+	out = append(out, `{"id":`...)
+	out = appendJSONString(out, id)
+	return append(out, body...)
+}
+
+// Seal encodes the event's payload except its stream id, which the agent log assigns
+// inside the commit. Commits seal their events before entering the store's single
+// commit loop, so the loop only splices the id in; the payload must not change after.
+func (e *Event) Seal() {
+	if e.body == nil {
+		e.body = encodeBody(e)
+	}
+}
+
+// encodeBody is the payload after `{"id":<id>`: `,"type":…}`.
+func encodeBody(e *Event) []byte {
 	data := e.Data
 	if data == nil {
 		data = map[string]any{}
@@ -74,13 +97,32 @@ func EncodeEvent(e *Event) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(Payload{ID: e.StreamID(), Type: e.Type, PageID: e.PageID,
+	if err := enc.Encode(Payload{Type: e.Type, PageID: e.PageID,
 		Timestamp: e.At.UTC().Format(time.RFC3339Nano), EventID: e.ID, Data: data, Actor: e.Actor}); err != nil {
 		// Data holds only JSON-safe values built by the actors; keep the stream alive.
-		b, _ := json.Marshal(map[string]any{"id": e.StreamID(), "type": e.Type, "pageId": e.PageID, "eventId": e.ID, "data": map[string]any{}})
-		return b
+		b, _ := json.Marshal(Payload{Type: e.Type, PageID: e.PageID, EventID: e.ID, Data: map[string]any{}})
+		buf.Reset()
+		buf.Write(b)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	b := bytes.TrimRight(buf.Bytes(), "\n")
+	return b[len(emptyID):]
+}
+
+// emptyID is how every encoded Payload with an empty ID starts.
+const emptyID = `{"id":""`
+
+// appendJSONString appends s as a JSON string. Stream ids are digits or event ids
+// ([A-Za-z0-9_]); anything else goes through the JSON encoder.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // NewFrame frames an encoded payload: the SSE form is "id: <seq>\ndata: <json>\n\n".

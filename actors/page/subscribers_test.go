@@ -53,6 +53,39 @@ func TestFrameIsOneEncodingForEveryStream(t *testing.T) {
 	}
 }
 
+// TestSealedEventKeepsItsPayloadWhenTheLogNumbersIt: commits seal events before the
+// transaction and the agent log assigns Seq inside it; the payload on every stream is
+// still exactly what encoding the numbered event gives, with the new id.
+func TestSealedEventKeepsItsPayloadWhenTheLogNumbersIt(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	fresh := func() Event {
+		return Event{ID: "evt_0AbC", Type: "action.executed", PageID: "pg_1", TenantID: "t", At: at,
+			Data: map[string]any{"actionId": "approve", "comment": "ok \"quoted\" <&>"}, Actor: map[string]any{"identity": "a@b"}}
+	}
+	sealed := fresh()
+	sealed.Seal()
+	sealed.Seq = 7
+	e := fresh() // the payload encoded directly, as a reader would expect it
+	var want strings.Builder
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(Payload{ID: "7", Type: e.Type, PageID: e.PageID, Timestamp: "2026-01-02T03:04:05.000000006Z", EventID: e.ID, Data: e.Data, Actor: e.Actor}); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(EncodeEvent(&sealed)); got != strings.TrimSuffix(want.String(), "\n") {
+		t.Fatalf("sealed %s\ndirect %s", got, want.String())
+	}
+	var p Payload
+	if err := json.Unmarshal(EncodeEvent(&sealed), &p); err != nil || p.ID != "7" || p.EventID != "evt_0AbC" || p.Data["comment"] != "ok \"quoted\" <&>" {
+		t.Fatalf("payload %+v (%v)", p, err)
+	}
+	unnumbered := fresh() // no agent log: the stream id is the event id
+	unnumbered.Seal()
+	if err := json.Unmarshal(EncodeEvent(&unnumbered), &p); err != nil || p.ID != "evt_0AbC" {
+		t.Fatalf("payload %+v (%v)", p, err)
+	}
+}
+
 // TestFanoutFiltersAndDropsRefusingSubscribers: comment subscribers get comment
 // events only; page.viewed reaches nobody; a subscriber that refuses a frame is
 // forgotten at once while the others continue.
