@@ -193,6 +193,7 @@ func PublicFrameOf(e *Event) *Frame {
 		return FrameOf(e)
 	}
 	pub := *e
+	pub.body = nil // the sealed payload holds the private fields
 	pub.Data = make(map[string]any, len(e.Data))
 	for k, v := range e.Data {
 		pub.Data[k] = v

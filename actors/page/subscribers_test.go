@@ -79,6 +79,9 @@ func TestSealedEventKeepsItsPayloadWhenTheLogNumbersIt(t *testing.T) {
 	if err := json.Unmarshal(EncodeEvent(&sealed), &p); err != nil || p.ID != "7" || p.EventID != "evt_0AbC" || p.Data["comment"] != "ok \"quoted\" <&>" {
 		t.Fatalf("payload %+v (%v)", p, err)
 	}
+	if pub := PublicFrameOf(&sealed); strings.Contains(string(pub.JSON), "comment") || !strings.Contains(string(pub.JSON), `"id":"7"`) {
+		t.Fatalf("public frame of a sealed event: %s", pub.JSON) // the seal holds the private fields
+	}
 	unnumbered := fresh() // no agent log: the stream id is the event id
 	unnumbered.Seal()
 	if err := json.Unmarshal(EncodeEvent(&unnumbered), &p); err != nil || p.ID != "evt_0AbC" {
