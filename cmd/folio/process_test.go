@@ -128,7 +128,11 @@ type acked struct {
 
 func TestKill9LosesNothingAcknowledged(t *testing.T) {
 	dir, addr := t.TempDir(), freeAddr(t)
-	p := start(t, dir, addr)
+	// The load makes ~5 agent events per page, past the default 10,000 an agent's
+	// log keeps on a fast machine; retention trims the oldest by design, and this
+	// test is about durability, so the log keeps everything here.
+	keepAll := []string{"--agent-retention", "10000000"}
+	p := start(t, dir, addr, keepAll...)
 	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "crash-test"})
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +199,7 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 	if len(a.pages) < 40 {
 		t.Fatalf("only %d pages acknowledged before the kill; the test needs load", len(a.pages))
 	}
-	p2 := start(t, dir, addr)
+	p2 := start(t, dir, addr, keepAll...)
 	executed := 0
 	for id, acted := range a.pages {
 		st, m, err := p2.call("GET", "/v1/pages/"+id, key, nil)
