@@ -43,18 +43,36 @@ func auditKey(chain string, seq uint64) []byte { return Key([]byte(chain), U64(s
 
 // AppendAudit links entry to the end of chain and returns its sequence and hash.
 func (t *Tx) AppendAudit(chain string, entry []byte) (uint64, string, error) {
-	seq, prev := t.auditHead(chain)
-	seq++
-	hash := ChainHash(prev, entry)
-	rec := encodeRecord(AuditRecord{Seq: seq, Prev: prev, Hash: hash, Entry: entry})
-	if err := t.Put(auditBucket, auditKey(chain, seq), rec); err != nil {
+	seq, err := t.AppendAudits(chain, [][]byte{entry})
+	if err != nil {
 		return 0, "", err
 	}
-	head := append(U64(seq), hash...)
-	if err := t.Put(headBucket, []byte(chain), head); err != nil {
-		return 0, "", err
-	}
+	_, hash := t.auditHead(chain)
 	return seq, hash, nil
+}
+
+// AppendAudits links entries, in order, to the end of chain and returns the
+// sequence of the first. The chain's head row is read and written once for all
+// of them (a page change appends several entries in one commit).
+func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, err error) {
+	if len(entries) == 0 {
+		return 0, nil
+	}
+	seq, prev := t.auditHead(chain)
+	first = seq + 1
+	for _, entry := range entries {
+		seq++
+		hash := ChainHash(prev, entry)
+		rec := encodeRecord(AuditRecord{Seq: seq, Prev: prev, Hash: hash, Entry: entry})
+		if err := t.Put(auditBucket, auditKey(chain, seq), rec); err != nil {
+			return 0, err
+		}
+		prev = hash
+	}
+	if err := t.Put(headBucket, []byte(chain), append(U64(seq), prev...)); err != nil {
+		return 0, err
+	}
+	return first, nil
 }
 
 // AuditRecordAt reads one record of chain.

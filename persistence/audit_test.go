@@ -116,3 +116,46 @@ func TestEmptyChainIsValid(t *testing.T) {
 		t.Fatalf("empty chain: %+v %v", v, err)
 	}
 }
+
+// TestAppendingSeveralEntriesAtOnceLinksThemLikeOneByOne: entries appended in one
+// call get consecutive sequences and exactly the hashes one-by-one appends give,
+// and the chain verifies.
+func TestAppendingSeveralEntriesAtOnceLinksThemLikeOneByOne(t *testing.T) {
+	entries := [][]byte{[]byte(`{"n":1}`), []byte(`{"n":2}`), []byte(`{"n":3}`), []byte(`{"n":4}`)}
+	heads := make([]string, 2)
+	for round := range heads {
+		s, err := Open(t.TempDir(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Update(func(tx *Tx) error {
+			if _, _, err := tx.AppendAudit("t", entries[0]); err != nil {
+				return err
+			}
+			if round == 0 {
+				for _, e := range entries[1:] {
+					if _, _, err := tx.AppendAudit("t", e); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			first, err := tx.AppendAudits("t", entries[1:])
+			if err == nil && first != 2 {
+				err = fmt.Errorf("first sequence %d, want 2", first)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.VerifyAudit("t")
+		if err != nil || !v.Valid || v.Length != 4 {
+			t.Fatalf("round %d: %+v %v", round, v, err)
+		}
+		heads[round] = v.LastHash
+		_ = s.Close()
+	}
+	if heads[0] != heads[1] {
+		t.Fatalf("last hash one by one %s, at once %s", heads[0], heads[1])
+	}
+}

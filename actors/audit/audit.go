@@ -72,15 +72,23 @@ func Append(tx *persistence.Tx, tenant string, e Entry) error {
 	return AppendEncoded(tx, tenant, enc)
 }
 
-// AppendEncoded links an encoded entry to tenant's chain inside tx and indexes it
-// under its page.
-func AppendEncoded(tx *persistence.Tx, tenant string, e Encoded) error {
-	seq, _, err := tx.AppendAudit(tenant, e.JSON)
+// AppendEncoded links encoded entries, in order, to tenant's chain inside tx and
+// indexes each under its page.
+func AppendEncoded(tx *persistence.Tx, tenant string, es ...Encoded) error {
+	raw := make([][]byte, len(es))
+	for i, e := range es {
+		raw[i] = e.JSON
+	}
+	first, err := tx.AppendAudits(tenant, raw)
 	if err != nil {
 		return err
 	}
-	if e.PageID != "" {
-		return tx.Put(pageIndex, persistence.Key([]byte(e.PageID), persistence.U64(seq)), nil)
+	for i, e := range es {
+		if e.PageID != "" {
+			if err := tx.Put(pageIndex, persistence.Key([]byte(e.PageID), persistence.U64(first+uint64(i))), nil); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -120,6 +120,43 @@ func TestRetentionTrimsByCountAndAge(t *testing.T) {
 	}
 }
 
+// TestOneStageOfManyEventsKeepsEachTenantsCounts: a single commit appending events
+// of two tenants, interleaved and trimming past the retention (an acknowledged and
+// an unacknowledged event among those trimmed), leaves each tenant's sequence gap-free
+// and its unacknowledged count equal to the retained unacknowledged events.
+func TestOneStageOfManyEventsKeepsEachTenantsCounts(t *testing.T) {
+	s := openStore(t)
+	r := Retention{MaxEvents: 3}
+	now := time.Unix(1700000000, 0)
+	stageAll(t, s, r, []page.Event{ev("ta", "p1", "a1", now), ev("ta", "p1", "a2", now)})
+	if err := ack(s, "ta", "1"); err != nil {
+		t.Fatal(err)
+	}
+	evs := []page.Event{ev("ta", "p1", "a3", now), ev("tb", "p2", "b1", now), ev("ta", "p1", "a4", now),
+		ev("tb", "p2", "b2", now), ev("ta", "p1", "a5", now)}
+	stageAll(t, s, r, evs)
+	if evs[0].Seq != 3 || evs[2].Seq != 4 || evs[4].Seq != 5 || evs[1].Seq != 1 || evs[3].Seq != 2 {
+		t.Fatalf("seqs %d %d %d / %d %d", evs[0].Seq, evs[2].Seq, evs[4].Seq, evs[1].Seq, evs[3].Seq)
+	}
+	for _, c := range []struct {
+		tenant                string
+		last, oldest, pending uint64
+	}{{"ta", 5, 3, 3}, {"tb", 2, 1, 2}} {
+		last, _ := Last(s, c.tenant)
+		oldest, _ := Oldest(s, c.tenant)
+		pending, _ := Pending(s, c.tenant)
+		if last != c.last || oldest != c.oldest || uint64(pending) != c.pending {
+			t.Fatalf("%s: last %d oldest %d pending %d, want %d %d %d", c.tenant, last, oldest, pending, c.last, c.oldest, c.pending)
+		}
+	}
+	// The next single event goes on from there: 6, trimming 3.
+	next := []page.Event{ev("ta", "p1", "a6", now)}
+	stageAll(t, s, r, next)
+	if n, _ := Pending(s, "ta"); next[0].Seq != 6 || n != 3 {
+		t.Fatalf("after one more: seq %d pending %d", next[0].Seq, n)
+	}
+}
+
 // recorder is a subscriber that records frames (and can refuse).
 type recorder struct {
 	mu     sync.Mutex

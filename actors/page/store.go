@@ -95,10 +95,8 @@ func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries [
 			}
 		}
 	}
-	for _, e := range entries {
-		if err := audit.AppendEncoded(tx, next.TenantID, e); err != nil {
-			return err
-		}
+	if err := audit.AppendEncoded(tx, next.TenantID, entries...); err != nil {
+		return err
 	}
 	if len(events) > 0 {
 		for _, o := range d.Outlets {
