@@ -2,8 +2,11 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -113,5 +116,49 @@ func TestTypeAndStampReading(t *testing.T) {
 	spaced := []byte(`{"type" : "page.created"}`)
 	if got := typeOf(spaced); got != "page.created" {
 		t.Fatalf("fallback typeOf = %q", got)
+	}
+}
+
+// With --repeat, a scenario runs that many times and reports each figure's median;
+// a check that failed in any run fails.
+func TestRepeatReportsMediansAndEveryRun(t *testing.T) {
+	run := func(p99, thr float64, pass bool) *Result {
+		return &Result{Scenario: "act", Unit: "executions/s", Operations: 10, Throughput: thr, Latency: Latency{P99: p99},
+			Errors: map[string]int{"409": 1}, Extra: map[string]float64{"x": thr / 10},
+			Checks: []Check{{Name: "one winner", Passed: pass, Detail: fmt.Sprint(p99)}}}
+	}
+	m := median([]*Result{run(30, 100, true), run(10, 300, true), run(20, 200, true)})
+	if m.Latency.P99 != 20 || m.Throughput != 200 || m.Extra["x"] != 20 || m.Errors["409"] != 3 || len(m.Runs) != 3 || !m.Passed() {
+		t.Fatalf("median of three: %+v", m)
+	}
+	if m.Runs[0].Latency.P99 != 30 || m.Runs[1].Throughput != 300 {
+		t.Fatalf("runs not kept in order: %+v", m.Runs)
+	}
+	if m := median([]*Result{run(10, 100, true), run(20, 200, false)}); m.Passed() || m.Latency.P99 != 15 || !strings.Contains(m.Checks[0].Detail, "run 2 of 2") {
+		t.Fatalf("a check failing in one run must fail, naming the run: %+v", m.Checks)
+	}
+
+	tg, err := StartLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	rep, err := Run(context.Background(), tg, []string{"act-distinct"}, Options{Concurrency: 4, Count: 20, Repeat: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if len(rep.Results) != 1 || len(r.Runs) != 3 || !rep.Passed() {
+		t.Fatalf("repeat 3: %d results, %d runs, passed %v", len(rep.Results), len(r.Runs), rep.Passed())
+	}
+	p99 := []float64{r.Runs[0].Latency.P99, r.Runs[1].Latency.P99, r.Runs[2].Latency.P99}
+	sort.Float64s(p99)
+	if r.Latency.P99 != p99[1] {
+		t.Fatalf("p99 %v is not the median of %v", r.Latency.P99, p99)
+	}
+	var table strings.Builder
+	rep.WriteTable(&table)
+	if !strings.Contains(table.String(), "median of 3 runs") {
+		t.Fatalf("table does not say it shows medians:\n%s", table.String())
 	}
 }

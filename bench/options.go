@@ -12,6 +12,7 @@ type Options struct {
 	PayloadBytes int           // extra text per published page
 	Transport    string        // "sse" or "ws"
 	Racers       int           // parallel executions per page (act)
+	Repeat       int           // runs of each scenario; the report gives their medians (default 1)
 	// BrokenReceiver makes the callbacks receiver verify with a wrong secret, so its
 	// check must fail (used by the harness's own test).
 	BrokenReceiver bool
@@ -36,5 +37,8 @@ func (o *Options) defaults() {
 	}
 	if o.Racers <= 0 {
 		o.Racers = 8
+	}
+	if o.Repeat <= 0 {
+		o.Repeat = 1
 	}
 }

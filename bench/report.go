@@ -31,6 +31,9 @@ type Result struct {
 	Extra      map[string]float64 `json:"extra,omitempty"`
 	Server     ServerUsage        `json:"server"`
 	Checks     []Check            `json:"checks"`
+	// Runs lists each repetition when the scenario ran more than once (--repeat);
+	// the figures above are then their medians.
+	Runs []RunFigures `json:"runs,omitempty"`
 }
 
 // Passed tells whether every check passed.
@@ -88,6 +91,13 @@ func (rep *Report) WriteTable(w io.Writer) {
 	}
 	_ = tw.Flush()
 	for _, r := range rep.Results {
+		if len(r.Runs) > 1 {
+			p99 := make([]string, len(r.Runs))
+			for i, run := range r.Runs {
+				p99[i] = fmt.Sprintf("%.2f", run.Latency.P99)
+			}
+			fmt.Fprintf(w, "  %s median of %d runs; p99 ms of each: %s\n", r.Scenario, len(r.Runs), strings.Join(p99, ", "))
+		}
 		for _, k := range sortedKeys(r.Extra) {
 			fmt.Fprintf(w, "  %s %s = %.3f\n", r.Scenario, k, r.Extra[k])
 		}

@@ -49,23 +49,36 @@ func Run(ctx context.Context, t *Target, names []string, o Options) (*Report, er
 		if !ok {
 			return rep, fmt.Errorf("unknown scenario %q (have %s)", name, strings.Join(Names(), ", "))
 		}
-		cpu0, _, _ := t.usageSample(ctx)
-		res, err := sc(ctx, t, o)
-		if err != nil {
-			return rep, fmt.Errorf("%s: %w", name, err)
+		runs := make([]*Result, 0, o.Repeat)
+		for i := 0; i < o.Repeat; i++ {
+			res, err := runOnce(ctx, t, sc, o)
+			if err != nil {
+				return rep, fmt.Errorf("%s: %w", name, err)
+			}
+			runs = append(runs, res)
 		}
-		cpu1, rss, src := t.usageSample(ctx)
-		cpu := cpu1 - cpu0
-		if cpu1 < cpu0 { // the scenario restarted the server: count its new process only
-			cpu = cpu1
-		}
-		res.Server = ServerUsage{CPUSeconds: cpu, RSSMiB: rss, Source: src}
-		if res.Seconds > 0 {
-			res.Throughput = float64(res.Operations) / res.Seconds
-		}
-		rep.Results = append(rep.Results, res)
+		rep.Results = append(rep.Results, median(runs))
 	}
 	return rep, nil
+}
+
+// runOnce runs one scenario and measures the server's CPU and memory around it.
+func runOnce(ctx context.Context, t *Target, sc Scenario, o Options) (*Result, error) {
+	cpu0, _, _ := t.usageSample(ctx)
+	res, err := sc(ctx, t, o)
+	if err != nil {
+		return nil, err
+	}
+	cpu1, rss, src := t.usageSample(ctx)
+	cpu := cpu1 - cpu0
+	if cpu1 < cpu0 { // the scenario restarted the server: count its new process only
+		cpu = cpu1
+	}
+	res.Server = ServerUsage{CPUSeconds: cpu, RSSMiB: rss, Source: src}
+	if res.Seconds > 0 {
+		res.Throughput = float64(res.Operations) / res.Seconds
+	}
+	return res, nil
 }
 
 // drive runs op on o.Concurrency workers until o.Count operations were started or

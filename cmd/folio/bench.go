@@ -30,6 +30,7 @@ func runBench(args []string) error {
 	fs.IntVar(&o.PayloadBytes, "payload", 0, "extra bytes of text per published page")
 	fs.StringVar(&o.Transport, "transport", "sse", "sse or ws (fanout, agent-stream, mixed)")
 	fs.IntVar(&o.Racers, "racers", 8, "parallel executions per page (act)")
+	fs.IntVar(&o.Repeat, "repeat", 1, "runs of each scenario; figures reported are the medians of the runs (each run listed in the JSON)")
 	jsonOut := fs.String("json", "", "write the machine-readable report to this file")
 	commit := fs.String("commit", "", "commit id to record in the report")
 	cpuProfile := fs.String("cpuprofile", "", "write the harness's own CPU profile to this file (the clients' cost, not the server's)")
