@@ -68,12 +68,14 @@ func TestStartupScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tg.Close()
-	rep, err := Run(context.Background(), tg, []string{"startup"}, Options{Concurrency: 8, Count: 300})
+	// Twice, and another scenario after it: calls after a restart must not reuse
+	// connections to the process that was stopped.
+	rep, err := Run(context.Background(), tg, []string{"startup", "act-distinct"}, Options{Concurrency: 8, Count: 300, Repeat: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rep.Results[0]
-	if !rep.Passed() || r.Operations != 300 || r.Extra["rss_after_start_mib"] <= 0 || r.Server.CPUSeconds < 0 {
+	if !rep.Passed() || r.Operations != 300 || len(r.Runs) != 2 || r.Extra["rss_after_start_mib"] <= 0 || r.Server.CPUSeconds < 0 {
 		t.Fatalf("startup: %+v", r)
 	}
 	// The in-process target cannot restart: the scenario says so instead of lying.

@@ -88,6 +88,12 @@ func (t *Target) stopProcess() {
 		<-done
 	}
 	p.cmd = nil
+	// Pooled keep-alive connections led to the process just stopped; a call on one
+	// would fail against the next process on the same address.
+	if t.lean != nil {
+		t.lean.close()
+	}
+	t.Client.CloseIdleConnections()
 }
 
 // processRSS is the server process's resident memory in MiB (0 when unknown).
