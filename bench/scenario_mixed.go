@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,6 +85,7 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 		viewersWant atomic.Int64
 		viewersGot  atomic.Int64
 		viewers     sync.WaitGroup
+		viewerWhy   sync.Map // why a viewer ended without the decision -> how many
 	)
 	viewCtx, stopViewers := context.WithCancel(ctx)
 	defer stopViewers()
@@ -108,15 +111,29 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 			go func() {
 				defer viewers.Done()
 				var once sync.Once
-				_ = t.Subscribe(viewCtx, o.Transport, "/v1/pages/"+id+"/events", "", "", func(m Message) bool {
+				saw := false
+				err := t.Subscribe(viewCtx, o.Transport, "/v1/pages/"+id+"/events", "", "", func(m Message) bool {
 					once.Do(func() { close(connected) })
 					if m.Type == "action.executed" {
+						saw = true
 						viewersGot.Add(1)
 						return false
 					}
 					return true
 				})
 				once.Do(func() { close(connected) })
+				if !saw {
+					why := "still waiting when the run ended"
+					switch {
+					case viewCtx.Err() != nil:
+					case err != nil:
+						why = "stream failed: " + err.Error()
+					default:
+						why = "stream closed by the server"
+					}
+					n, _ := viewerWhy.LoadOrStore(why, new(atomic.Int64))
+					n.(*atomic.Int64).Add(1)
+				}
 			}()
 			select {
 			case <-connected:
@@ -215,7 +232,17 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 			"viewers": float64(viewersWant.Load())}}
 	res.check("one winner per page", wrongRaces == 0 && pages > 0, "%d pages decided, %d without exactly one 200 and one 409", pages, wrongRaces)
 	res.check("every decision on the agent stream exactly once", missingStream == 0 && dupStream == 0, "%d missing, %d duplicated", missingStream, dupStream)
-	res.check("every viewer saw its page decided", viewersGot.Load() == viewersWant.Load(), "%d of %d viewers", viewersGot.Load(), viewersWant.Load())
+	var whys []string
+	viewerWhy.Range(func(k, v any) bool {
+		whys = append(whys, fmt.Sprintf("%d %s", v.(*atomic.Int64).Load(), k))
+		return true
+	})
+	sort.Strings(whys)
+	detail := fmt.Sprintf("%d of %d viewers", viewersGot.Load(), viewersWant.Load())
+	if len(whys) > 0 {
+		detail += "; the others: " + strings.Join(whys, "; ")
+	}
+	res.check("every viewer saw its page decided", viewersGot.Load() == viewersWant.Load(), "%s", detail)
 	res.check("every decision called back with a valid signature", missingCB == 0 && rv.invalid.Load() == 0,
 		"%d missing, %d with an invalid signature", missingCB, rv.invalid.Load())
 	return res, nil
