@@ -262,14 +262,27 @@ func (m *manager) deliver(ctx actor.Context, id string, msg any, sender *actor.P
 // and the next least recently used is asked. A child sent to on its route since the
 // manager last looked goes back to the front instead (second chance): lru alone
 // does not see direct sends.
+//
+// The sweep stops at the child that was at the front when it began (the one just
+// spawned, or the one that just declined): when every child behind it had been used
+// on its route, it is not the least recently used one but the most — evicting it
+// would stop a page just published, before its first viewer's Subscribe lands, and
+// close that viewer's stream. The child the sweep found at the back first goes then.
 func (m *manager) evictOne(ctx actor.Context) {
 	if m.maxLive <= 0 || m.lru.Len() <= m.maxLive {
 		return
 	}
-	oldest := m.lru.Back()
-	for n := m.lru.Len(); n > 0 && m.children[oldest.Value.(string)].route.touched.Swap(false); n-- {
+	newest, oldest := m.lru.Front(), m.lru.Back()
+	var first *list.Element // the first child given a second chance
+	for n := m.lru.Len(); n > 0 && oldest != newest && m.children[oldest.Value.(string)].route.touched.Swap(false); n-- {
+		if first == nil {
+			first = oldest
+		}
 		m.lru.MoveToFront(oldest)
 		oldest = m.lru.Back()
+	}
+	if oldest == newest && first != nil {
+		oldest = first
 	}
 	id := oldest.Value.(string)
 	m.lru.Remove(oldest)

@@ -114,6 +114,27 @@ func TestMaxLiveEvictsTheLeastRecentlyUsed(t *testing.T) {
 	}
 }
 
+// A child spawned while every live child has been used on its route since the last
+// sweep is the newest, not the one to evict: the sweep gives the others their second
+// chance and the least recently used goes.
+func TestMaxLiveKeepsTheNewestWhenEveryOtherWasUsed(t *testing.T) {
+	h := newHarness(t, 3, "")
+	for _, id := range []string{"a", "b", "c"} {
+		h.ask(t, id) // spawned through the manager
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		h.ask(t, id) // used again, on their routes
+	}
+	h.ask(t, "d") // over the bound
+	h.waitPassivated(t, 1)
+	if r := h.ask(t, "d"); r.spawns != 1 {
+		t.Fatalf("the newest child was evicted: %d spawns", r.spawns)
+	}
+	if r := h.ask(t, "a"); r.spawns != 2 {
+		t.Fatalf("the least recently used child has %d spawns, want 2 (evicted and back)", r.spawns)
+	}
+}
+
 // A pinned child (a page with live subscribers) declines eviction and stays live;
 // the next least recently used goes in its place, so the bound still holds.
 func TestMaxLiveKeepsPinnedChildren(t *testing.T) {
