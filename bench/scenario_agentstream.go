@@ -47,10 +47,16 @@ func agentStreamScenario(ctx context.Context, t *Target, o Options) (*Result, er
 	lastID, monotonic, reconnects := "", true, 0
 	var prev int64 = -1
 	done := make(chan struct{})
+	// following closes once the first connection is open: it carries no
+	// Last-Event-ID, so it sees only what is committed after it, and the comments
+	// wait for it (a comment committed before it would be missed by design).
+	following := make(chan struct{})
+	var followOnce sync.Once
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 	go func() {
 		defer close(done)
+		defer followOnce.Do(func() { close(following) })
 		rng := rand.New(rand.NewPCG(1, 2))
 		for readCtx.Err() == nil {
 			budget := 1 + rng.IntN(max(2, events/5)) // events to read before dropping
@@ -59,6 +65,7 @@ func agentStreamScenario(ctx context.Context, t *Target, o Options) (*Result, er
 			from := lastID
 			mu.Unlock()
 			_ = t.Subscribe(connCtx, o.Transport, "/v1/agent/events", key, from, func(m Message) bool {
+				followOnce.Do(func() { close(following) }) // the stream opens with "connected"
 				now := time.Now()
 				mu.Lock()
 				defer mu.Unlock()
@@ -91,6 +98,11 @@ func agentStreamScenario(ctx context.Context, t *Target, o Options) (*Result, er
 		}
 	}()
 
+	select {
+	case <-following:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	rec := NewRecorder()
 	start := time.Now()
 	interval := time.Duration(float64(time.Second) / o.Rate)
