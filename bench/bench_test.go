@@ -133,6 +133,11 @@ func TestRepeatReportsMediansAndEveryRun(t *testing.T) {
 	if m.Latency.P99 != 20 || m.Throughput != 200 || m.Extra["x"] != 20 || m.Errors["409"] != 3 || len(m.Runs) != 3 || !m.Passed() {
 		t.Fatalf("median of three: %+v", m)
 	}
+	partial := []*Result{run(10, 100, true), run(20, 200, true), run(30, 300, true)}
+	partial[0].Extra["kib"], partial[1].Extra["kib"] = 4, 8 // the last run could not measure it
+	if m := median(partial); m.Extra["kib"] != 6 {
+		t.Fatalf("an extra two runs measured: median %v, want 6", m.Extra["kib"])
+	}
 	if m.Runs[0].Latency.P99 != 30 || m.Runs[1].Throughput != 300 {
 		t.Fatalf("runs not kept in order: %+v", m.Runs)
 	}

@@ -24,17 +24,7 @@ func median(runs []*Result) *Result {
 	}
 	last := runs[len(runs)-1]
 	out := &Result{Scenario: last.Scenario, Params: last.Params, Unit: last.Unit, Errors: map[string]int{}}
-	pick := func(f func(r *Result) float64) float64 {
-		v := make([]float64, len(runs))
-		for i, r := range runs {
-			v[i] = f(r)
-		}
-		sort.Float64s(v)
-		if n := len(v); n%2 == 0 {
-			return (v[n/2-1] + v[n/2]) / 2
-		}
-		return v[len(v)/2]
-	}
+	pick := func(f func(r *Result) float64) float64 { return medianOf(runs, f) }
 	out.Operations = int(pick(func(r *Result) float64 { return float64(r.Operations) }))
 	out.Seconds = pick(func(r *Result) float64 { return r.Seconds })
 	out.Throughput = pick(func(r *Result) float64 { return r.Throughput })
@@ -49,11 +39,23 @@ func median(runs []*Result) *Result {
 		RSSMiB:     pick(func(r *Result) float64 { return r.Server.RSSMiB }),
 		Source:     last.Server.Source,
 	}
-	for k := range last.Extra {
-		if out.Extra == nil {
-			out.Extra = map[string]float64{}
+	// An extra figure some runs could not measure is the median of those that did.
+	for _, r := range runs {
+		for k := range r.Extra {
+			if _, done := out.Extra[k]; done {
+				continue
+			}
+			var have []*Result
+			for _, r := range runs {
+				if _, ok := r.Extra[k]; ok {
+					have = append(have, r)
+				}
+			}
+			if out.Extra == nil {
+				out.Extra = map[string]float64{}
+			}
+			out.Extra[k] = medianOf(have, func(r *Result) float64 { return r.Extra[k] })
 		}
-		out.Extra[k] = pick(func(r *Result) float64 { return r.Extra[k] })
 	}
 	for _, r := range runs {
 		for code, n := range r.Errors {
@@ -80,4 +82,17 @@ func median(runs []*Result) *Result {
 		}
 	}
 	return out
+}
+
+// medianOf is the median of f over runs (the mean of the middle two for an even count).
+func medianOf(runs []*Result, f func(r *Result) float64) float64 {
+	v := make([]float64, len(runs))
+	for i, r := range runs {
+		v[i] = f(r)
+	}
+	sort.Float64s(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
