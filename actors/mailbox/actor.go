@@ -121,6 +121,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *Committed:
 		a.committed(m.Events)
 	case *Subscribe:
+		if m.Sub != nil && a.idle.Leaving() {
+			a.reply(ctx, registry.ErrRetry) // see page.Subscribe: the successor takes it
+			return
+		}
 		if err := a.subscribe(m.Sub); err != nil {
 			a.reply(ctx, err)
 			return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"folio/actors/fault"
+	"folio/actors/registry"
 )
 
 // Live subscribers (SSE and WebSocket clients of the page and comment streams) are
@@ -277,6 +278,12 @@ func (m *Subscribe) public()   {}
 func (m *Unsubscribe) public() {}
 
 func (m *Subscribe) run(a *Actor) any {
+	if a.idle.Leaving() {
+		// This incarnation has asked to be passivated and may stop after any message:
+		// a subscription taken now would close with it. The registry asks again, and
+		// the successor (or this actor, told to stay) takes it.
+		return registry.ErrRetry
+	}
 	if err := a.visible(m.Viewer); err != nil {
 		return err
 	}

@@ -17,7 +17,15 @@ type Idle struct {
 	// asks (a page with live subscribers); the idle period already counts such a
 	// child as active through Touch.
 	Pinned func() bool
+	// leaving is set once the child has asked its manager to passivate it, until the
+	// manager tells it to stay (a checkIdle after a refused retirement).
+	leaving bool
 }
+
+// Leaving tells whether the child has asked to be passivated and not been told to
+// stay: it may stop after any message already in its mailbox, so what must outlive
+// it (a live subscription) should be refused with ErrRetry and asked again.
+func (i *Idle) Leaving() bool { return i.leaving }
 
 // checkIdle is the self-message the timer sends.
 type checkIdle struct{}
@@ -51,11 +59,13 @@ func (i *Idle) Stop() {
 func (i *Idle) Handle(ctx actor.Context, id string) bool {
 	switch ctx.Message().(type) {
 	case checkIdle:
+		i.leaving = false
 	case Evict:
 		if i.Pinned != nil && i.Pinned() {
 			ctx.Send(ctx.Parent(), &Declined{ID: id})
 			return true
 		}
+		i.leaving = true
 		ctx.Send(ctx.Parent(), &Passivate{ID: id, PID: ctx.Self()})
 		return true
 	default:
@@ -66,6 +76,7 @@ func (i *Idle) Handle(ctx actor.Context, id string) bool {
 	}
 	quiet := time.Since(time.Unix(0, i.touched.Load()))
 	if quiet >= i.after {
+		i.leaving = true
 		ctx.Send(ctx.Parent(), &Passivate{ID: id, PID: ctx.Self()})
 		return true
 	}

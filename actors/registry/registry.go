@@ -16,6 +16,7 @@ import (
 	"container/list"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -75,8 +76,31 @@ func Start(system *actor.ActorSystem, kind string, produce Producer, o Options) 
 	return &Registry{system: system, manager: pid, timeout: o.Timeout, routes: m.routes}
 }
 
+// ErrRetry is a child's answer to a message it will not take while it is leaving
+// (Idle.Leaving): Ask sends the message again until the child stays or its
+// successor answers, within the ask timeout.
+var ErrRetry = errors.New("registry: the entity is being passivated; ask again")
+
+// retryPause is how long Ask waits before sending a refused message again: the
+// manager retires the leaving child's route as soon as it handles its Passivate.
+const retryPause = time.Millisecond
+
 // Ask sends msg to entity id and waits for its reply.
 func (r *Registry) Ask(id string, msg any) (any, error) {
+	deadline := time.Now().Add(r.timeout)
+	for {
+		res, err := r.askOnce(id, msg)
+		if e, ok := res.(error); !ok || err != nil || !errors.Is(e, ErrRetry) {
+			return res, err
+		}
+		if time.Now().After(deadline) {
+			return nil, ErrTimeout
+		}
+		time.Sleep(retryPause)
+	}
+}
+
+func (r *Registry) askOnce(id string, msg any) (any, error) {
 	if rt := r.enter(id); rt != nil {
 		f := r.system.Root.RequestFuture(rt.pid, msg, r.timeout)
 		rt.leave()
@@ -126,6 +150,10 @@ func (r *Registry) enter(id string) *route {
 
 // widenRace, set only by tests, runs between entering a route and sending on it.
 var widenRace func()
+
+// widenPassivate, set only by tests, runs when the manager takes a child's Passivate,
+// before it retires the route (atomic: managers of earlier tests may still run).
+var widenPassivate atomic.Pointer[func()]
 
 // Hooks let the owner count lifecycle events (metrics); any may be nil.
 type Hooks struct {
@@ -182,6 +210,9 @@ func (m *manager) Receive(ctx actor.Context) {
 		c := m.children[msg.ID]
 		if c == nil || !c.pid.Equal(msg.PID) {
 			return
+		}
+		if widen := widenPassivate.Load(); widen != nil {
+			(*widen)()
 		}
 		if !c.route.retire() {
 			// A caller is sending to the child on its route this instant: it is not

@@ -223,3 +223,76 @@ func TestIdlePassivationRacingCallersLosesNoMessage(t *testing.T) {
 		t.Fatal("children idle for 2 ms under a 1 ms idle period: nothing was passivated")
 	}
 }
+
+// holder is a test entity that takes subscriptions: subscribe registers one (and
+// pins the child) unless the child is leaving; one still held when it stops is lost.
+type holder struct {
+	id     string
+	idle   *Idle
+	subs   int
+	lost   *atomic.Int64
+	spawns *atomic.Int64
+}
+
+type subscribe struct{}
+
+func (h *holder) Receive(ctx actor.Context) {
+	if h.subs > 0 {
+		h.idle.Touch() // never idle while it holds a subscription (as a page)
+	}
+	if h.idle.Handle(ctx, h.id) {
+		return
+	}
+	h.idle.Touch()
+	switch ctx.Message().(type) {
+	case *actor.Started:
+		h.idle.Start(ctx)
+		h.spawns.Add(1)
+	case *actor.Stopping:
+		h.idle.Stop()
+		h.lost.Add(int64(h.subs))
+	case subscribe:
+		if h.idle.Leaving() {
+			ctx.Respond(ErrRetry)
+			return
+		}
+		h.subs++
+		ctx.Respond(h.subs)
+	case string:
+		ctx.Respond(h.subs)
+	}
+}
+
+// A subscription that reaches a child after it asked to be passivated, before its
+// manager stopped it, is refused and asked again, so it ends up with a live child
+// instead of closing with the stopped one.
+func TestASubscriptionRacingPassivationEndsWithALiveChild(t *testing.T) {
+	sys := actor.NewActorSystem()
+	t.Cleanup(sys.Shutdown)
+	var lost, spawns atomic.Int64
+	reg := Start(sys, "test-holder", func(id string) actor.Actor {
+		h := &holder{id: id, idle: NewIdle(time.Millisecond), lost: &lost, spawns: &spawns}
+		h.idle.Pinned = func() bool { return h.subs > 0 }
+		return h
+	}, Options{Timeout: 5 * time.Second})
+	// The manager dawdles over every Passivate: the subscription lands in between.
+	dawdle := func() { time.Sleep(20 * time.Millisecond) }
+	widenPassivate.Store(&dawdle)
+	t.Cleanup(func() { widenPassivate.Store(nil) })
+
+	if _, err := reg.Ask("h", "hello"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // idle after 1 ms: it has asked to be passivated
+	res, err := reg.Ask("h", subscribe{})
+	if err != nil || res != 1 {
+		t.Fatalf("subscribe: %v %v", res, err)
+	}
+	time.Sleep(50 * time.Millisecond) // whatever stop was coming has happened
+	if n := lost.Load(); n != 0 {
+		t.Fatalf("%d subscription closed with a stopped child", n)
+	}
+	if res, err := reg.Ask("h", "hello"); err != nil || res != 1 {
+		t.Fatalf("the live child holds %v subscriptions (%v), want 1", res, err)
+	}
+}
