@@ -43,20 +43,15 @@ func auditKey(chain string, seq uint64) []byte { return Key([]byte(chain), U64(s
 
 // AppendAudit links entry to the end of chain and returns its sequence and hash.
 func (t *Tx) AppendAudit(chain string, entry []byte) (uint64, string, error) {
-	seq, err := t.AppendAudits(chain, [][]byte{entry})
-	if err != nil {
-		return 0, "", err
-	}
-	_, hash := t.auditHead(chain)
-	return seq, hash, nil
+	return t.AppendAudits(chain, [][]byte{entry})
 }
 
 // AppendAudits links entries, in order, to the end of chain and returns the
-// sequence of the first. The chain's head row is read and written once for all
-// of them (a page change appends several entries in one commit).
-func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, err error) {
+// sequence of the first and the hash of the last. The chain's head row is read and
+// written once for all of them (a page change appends several entries in one commit).
+func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last string, err error) {
 	if len(entries) == 0 {
-		return 0, nil
+		return 0, "", nil
 	}
 	seq, prev := t.auditHead(chain)
 	first = seq + 1
@@ -65,14 +60,14 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, err err
 		hash := ChainHash(prev, entry)
 		rec := encodeRecord(AuditRecord{Seq: seq, Prev: prev, Hash: hash, Entry: entry})
 		if err := t.Put(auditBucket, auditKey(chain, seq), rec); err != nil {
-			return 0, err
+			return 0, "", err
 		}
 		prev = hash
 	}
 	if err := t.Put(headBucket, []byte(chain), append(U64(seq), prev...)); err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	return first, nil
+	return first, prev, nil
 }
 
 // AuditRecordAt reads one record of chain.

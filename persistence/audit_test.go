@@ -140,7 +140,7 @@ func TestAppendingSeveralEntriesAtOnceLinksThemLikeOneByOne(t *testing.T) {
 				}
 				return nil
 			}
-			first, err := tx.AppendAudits("t", entries[1:])
+			first, _, err := tx.AppendAudits("t", entries[1:])
 			if err == nil && first != 2 {
 				err = fmt.Errorf("first sequence %d, want 2", first)
 			}

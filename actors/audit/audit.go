@@ -75,11 +75,14 @@ func Append(tx *persistence.Tx, tenant string, e Entry) error {
 // AppendEncoded links encoded entries, in order, to tenant's chain inside tx and
 // indexes each under its page.
 func AppendEncoded(tx *persistence.Tx, tenant string, es ...Encoded) error {
+	if len(es) == 0 {
+		return nil
+	}
 	raw := make([][]byte, len(es))
 	for i, e := range es {
 		raw[i] = e.JSON
 	}
-	first, err := tx.AppendAudits(tenant, raw)
+	first, _, err := tx.AppendAudits(tenant, raw)
 	if err != nil {
 		return err
 	}
