@@ -6,6 +6,8 @@ import (
 	"runtime/metrics"
 	"testing"
 	"time"
+
+	"folio/transport/server/servertest"
 )
 
 func TestPercentForPutsTheGoalAtTheMinimumHeapOrTheMinimumPercentage(t *testing.T) {
@@ -97,5 +99,30 @@ func TestStoppedPacerLeavesTheMinimumPercentage(t *testing.T) {
 	runtime.KeepAlive(live)
 	if got := debug.SetGCPercent(100); got != 150 {
 		t.Fatalf("after stop GOGC is %d, want the minimum 150", got)
+	}
+}
+
+func TestServeSetsGOGCFromItsFlags(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		flags []string
+		check func(percent float64) bool
+		want  string
+	}{
+		{"by default a fresh node may grow its heap to 384 MiB", nil,
+			func(p float64) bool { return p >= 1000 }, "well over 600 (a goal of 384 MiB over a live heap of a few MiB)"},
+		{"--gc-min-heap-mib 0 leaves --gc-percent alone", []string{"--gc-min-heap-mib", "0"},
+			func(p float64) bool { return p == 600 }, "600"},
+		{"--gc-percent sets it then", []string{"--gc-min-heap-mib", "0", "--gc-percent", "300"},
+			func(p float64) bool { return p == 300 }, "300"},
+		{"a small minimum heap over --gc-percent keeps the percentage", []string{"--gc-min-heap-mib", "1", "--gc-percent", "300"},
+			func(p float64) bool { return p == 300 }, "300"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := start(t, t.TempDir(), freeAddr(t), c.flags...)
+			if got := servertest.Metric(t, p.base, "go_gc_gogc_percent"); !c.check(got) {
+				t.Fatalf("go_gc_gogc_percent = %v, want %s", got, c.want)
+			}
+		})
 	}
 }

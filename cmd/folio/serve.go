@@ -88,7 +88,7 @@ func serve(args []string) error {
 	// heap. On top of it the pacer (gcpacer.go) lets the heap reach --gc-min-heap-mib
 	// before collecting. GOGC still overrides both.
 	if os.Getenv("GOGC") == "" {
-		if *gcMinHeap > 0 {
+		if *gcMinHeap > 0 && *gcPercent >= 0 { // a negative percentage turns collection off
 			_, stopPacer := startGCPacer(uint64(*gcMinHeap)<<20, *gcPercent)
 			defer stopPacer()
 		} else {
