@@ -127,3 +127,52 @@ func BenchmarkStageNewPage(b *testing.B) {
 	}
 	b.ReportMetric(float64(inTx.Microseconds())/float64(b.N), "us-in-tx/page")
 }
+
+// BenchmarkStageDecision is the outlet's cost for the commonest change after
+// publishing: a decision completes the page (entry, dashboard counters, quality
+// window; the reading state and so the index keys stay).
+func BenchmarkStageDecision(b *testing.B) {
+	s, err := persistence.Open(b.TempDir(), persistence.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	o := NewOutlet()
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	pageAt := func(i int) *page.Page {
+		c := t0.Add(time.Duration(i) * time.Second)
+		return &page.Page{ID: fmt.Sprintf("pg_%08d", i), TenantID: "ten_bench", Status: page.Active, Title: "Deploy",
+			Priority: priorities[i%4], PageType: pageTypes[i%3], CreatedAt: c, PublishedAt: &c, Livemode: true}
+	}
+	for done := 0; done < b.N; done += 1000 {
+		if err := s.Update(func(tx *persistence.Tx) error {
+			for i := done; i < min(b.N, done+1000); i++ {
+				if err := o.Stage(tx, pageAt(i), nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var inTx time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += 100 {
+		_ = s.Update(func(tx *persistence.Tx) error {
+			start := time.Now()
+			for i := done; i < min(b.N, done+100); i++ {
+				p := pageAt(i)
+				done := p.CreatedAt.Add(time.Minute)
+				p.Status, p.CompletedAt = page.Completed, &done
+				if err := o.Stage(tx, p, nil); err != nil {
+					return err
+				}
+			}
+			inTx += time.Since(start)
+			return nil
+		})
+	}
+	b.ReportMetric(float64(inTx.Microseconds())/float64(b.N), "us-in-tx/page")
+}

@@ -89,6 +89,9 @@ func filterRange(tenant string, f Filter) []byte {
 // reindex moves an entry's index keys and counters from old (nil: new entry) to
 // next. Ranges that hold the entry under both stay untouched.
 func reindex(tx *persistence.Tx, old, next *Entry) error {
+	if old != nil && old.TenantID == next.TenantID && attrsOf(old) == attrsOf(next) {
+		return nil // same ranges, same key (fromPage keeps the id and creation time)
+	}
 	suffix := append(timeKey(next.CreatedAt), next.ID...)
 	want := map[string]bool{}
 	for _, m := range masksOf(attrsOf(next)) {
