@@ -22,6 +22,10 @@ type Deps struct {
 	Limits     Limits
 	DefaultTTL time.Duration
 	Idle       time.Duration
+	// IdleDone, when shorter than Idle, is the quiet period of a page no action is
+	// left to take on (completed, revoked, expired): it is read, watched or commented
+	// on now and then, and reloads from storage cheaply, so its memory goes sooner.
+	IdleDone time.Duration
 	// Outlets consume the events of every committed change (see Outlet).
 	Outlets []Outlet
 	Log     *slog.Logger
@@ -93,6 +97,19 @@ func (a *Actor) Receive(ctx actor.Context) {
 		return
 	}
 	a.reply(ctx, a.handle(ctx.Message()))
+	a.idle.SetPeriod(a.idlePeriod())
+}
+
+// idlePeriod is how long the page may stay quiet before it passivates: IdleDone once
+// no action is left to take on it (a renewed expired page gets Idle back).
+func (a *Actor) idlePeriod() time.Duration {
+	if a.page != nil && a.deps.IdleDone > 0 && a.deps.IdleDone < a.deps.Idle {
+		switch a.page.Status {
+		case Completed, Revoked, Expired:
+			return a.deps.IdleDone
+		}
+	}
+	return a.deps.Idle
 }
 
 func (a *Actor) reply(ctx actor.Context, v any) {

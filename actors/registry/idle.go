@@ -43,6 +43,21 @@ func (i *Idle) Start(ctx actor.Context) {
 	i.timer = time.AfterFunc(i.after, func() { root.Send(self, checkIdle{}) })
 }
 
+// SetPeriod changes the quiet period to d (call from the child's Receive). A shorter
+// period counts from the last activity at once (the timer is re-armed for it); a
+// longer one at the next check. It does nothing when idle passivation is off.
+func (i *Idle) SetPeriod(d time.Duration) {
+	if d <= 0 || d == i.after || i.timer == nil {
+		return
+	}
+	shorter := d < i.after
+	i.after = d
+	if shorter {
+		quiet := time.Since(time.Unix(0, i.touched.Load()))
+		i.timer.Reset(max(d-quiet, 0))
+	}
+}
+
 // Touch records activity.
 func (i *Idle) Touch() { i.touched.Store(time.Now().UnixNano()) }
 

@@ -68,6 +68,7 @@ func serve(args []string) error {
 	fs.IntVar(&c.RegisterPerMinute, "register-rpm", envInt("FOLIO_REGISTER_RPM", 10), "agent registrations per minute per client address (FOLIO_REGISTER_RPM)")
 	fs.StringVar(&c.AdminToken, "admin-token", env("FOLIO_ADMIN_TOKEN", ""), "enable the /v1/admin endpoints for this bearer token (FOLIO_ADMIN_TOKEN)")
 	fs.DurationVar(&c.IdleAfter, "idle-after", envDuration("FOLIO_IDLE_AFTER", 2*time.Minute), "an entity actor (page, tenant, mailbox) with no message and no live subscriber for this long is passivated; it reloads from storage on its next message (FOLIO_IDLE_AFTER)")
+	fs.DurationVar(&c.IdleAfterDone, "idle-after-done", envDuration("FOLIO_IDLE_AFTER_DONE", 5*time.Second), "a completed, revoked or expired page with no message and no live viewer for this long is passivated (at most --idle-after; 0: --idle-after) (FOLIO_IDLE_AFTER_DONE)")
 	fs.IntVar(&c.MaxLivePages, "max-live-pages", envInt("FOLIO_MAX_LIVE_PAGES", 10000), "page actors kept in memory at most; past it the least recently used page without live subscribers is passivated and reloads from storage on its next message; -1: no bound (FOLIO_MAX_LIVE_PAGES)")
 	fs.DurationVar(&c.Keepalive, "keepalive", envDuration("FOLIO_KEEPALIVE", 30*time.Second), "SSE keepalive comment and WebSocket ping interval (FOLIO_KEEPALIVE)")
 	fs.IntVar(&c.AgentRetention, "agent-retention", envInt("FOLIO_AGENT_RETENTION", 10000), "agent events kept per tenant for replay and the inbox (FOLIO_AGENT_RETENTION)")

@@ -39,6 +39,7 @@ type Config struct {
 	MaxBody               int64
 	Limits                page.Limits
 	IdleAfter             time.Duration // actor passivation
+	IdleAfterDone         time.Duration // passivation of a completed, revoked or expired page (0: IdleAfter)
 	MaxLivePages          int           // page actors kept live at most (least recently used passivate first); 0: 10,000, <0: no bound
 	ExpiryEvery           time.Duration
 	Now                   func() time.Time
@@ -171,7 +172,7 @@ func Open(cfg Config) (*Node, error) {
 	n := &Node{Config: cfg, Store: store, System: system, Registry: reg, stop: make(chan struct{})}
 	n.Keys = tenant.NewKeyring(store, cfg.Now)
 	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
-	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, Log: log}
+	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, IdleDone: cfg.IdleAfterDone, Log: log}
 	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), registry.Options{Timeout: 10 * time.Second, Hooks: hooks, MaxLive: cfg.MaxLivePages})
 	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second, Hooks: hooks})
 	// Areas add their outlets before any page actor runs (actors spawn on the first

@@ -49,3 +49,43 @@ func TestMaxLivePagesEvictsButKeepsWatchedPages(t *testing.T) {
 		t.Fatalf("watched page event: %s", m.Raw)
 	}
 }
+
+// TestDonePagesPassivateSoonerUnlessWatched: a page no action is left to take on
+// passivates after --idle-after-done instead of --idle-after and comes back intact;
+// an active page keeps the longer period, and a watched done page stays live.
+func TestDonePagesPassivateSoonerUnlessWatched(t *testing.T) {
+	e := servertest.New(t, func(c *server.Config) { c.IdleAfter = time.Minute; c.IdleAfterDone = 100 * time.Millisecond })
+	key, _ := e.Register("done-pages")
+	open, decided, watched := e.Publish(key, nil), e.Publish(key, nil), e.Publish(key, nil)
+	c := openSSE(t, e, "/v1/pages/"+watched+"/events", "", "")
+	c.expect("connected")
+	before := servertest.Metric(t, e.Srv.URL, "folio_actors_passivated_total")
+	for _, id := range []string{decided, watched} {
+		e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for servertest.Metric(t, e.Srv.URL, "folio_actors_passivated_total") < before+1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the decided page did not passivate within 10 s of a 100 ms period for done pages")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // five more periods: nothing else may go
+	if got := servertest.Metric(t, e.Srv.URL, "folio_actors_passivated_total"); got != before+1 {
+		t.Fatalf("%v actors passivated, want exactly the decided page (the active one has a minute, the watched one a viewer)", got-before)
+	}
+	if p := e.Must(200, "GET", "/v1/pages/"+decided, key, nil); p["status"] != "completed" {
+		t.Fatalf("the decided page after passivation: %v", p["status"])
+	}
+	if p := e.Must(200, "GET", "/v1/pages/"+open, key, nil); p["status"] != "active" {
+		t.Fatalf("the open page: %v", p["status"])
+	}
+	// The watched page stayed live and its viewer connected; the viewer heard the
+	// decision and nothing closed its stream.
+	if m, _ := c.expect("action.executed"); m.data()["actionId"] != "approve" {
+		t.Fatalf("watched page event: %s", m.Raw)
+	}
+	if n := subscribers(t, e); n != 1 {
+		t.Fatalf("%d live subscribers after the period, want the watched page's viewer", n)
+	}
+}
