@@ -23,8 +23,8 @@ type Deps struct {
 	DefaultTTL time.Duration
 	Idle       time.Duration
 	// IdleDone, when shorter than Idle, is the quiet period of a page no action is
-	// left to take on (completed, revoked, expired): it is read, watched or commented
-	// on now and then, and reloads from storage cheaply, so its memory goes sooner.
+	// left to take on (completed, revoked, expired): it is read or watched now and
+	// then and reloads from storage cheaply, so its memory goes sooner.
 	IdleDone time.Duration
 	// Outlets consume the events of every committed change (see Outlet).
 	Outlets []Outlet
