@@ -97,6 +97,35 @@ func BenchmarkInboxList100k(b *testing.B) {
 	}
 }
 
+// benchPage is the i-th page of the staging benchmarks' tenant, created i seconds
+// into 2025.
+func benchPage(i int) *page.Page {
+	c := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
+	return &page.Page{ID: fmt.Sprintf("pg_%08d", i), TenantID: "ten_bench", Status: page.Active, Title: "Deploy",
+		Priority: priorities[i%4], PageType: pageTypes[i%3], CreatedAt: c, PublishedAt: &c, Livemode: true}
+}
+
+// stageEach stages pageOf(i) for i in [0, n), batch pages per transaction, and
+// returns the time spent inside the transactions.
+func stageEach(b *testing.B, s *persistence.Store, o *Outlet, n, batch int, pageOf func(int) *page.Page) time.Duration {
+	var inTx time.Duration
+	for done := 0; done < n; done += batch {
+		if err := s.Update(func(tx *persistence.Tx) error {
+			start := time.Now()
+			for i := done; i < min(n, done+batch); i++ {
+				if err := o.Stage(tx, pageOf(i), nil); err != nil {
+					return err
+				}
+			}
+			inTx += time.Since(start)
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return inTx
+}
+
 // BenchmarkStageNewPage is the outlet's cost inside the single writer's
 // transaction for one new page (entry, 8 index keys and counters, dashboard hour
 // and all-time counters, quality window), on a tenant that already has pages.
@@ -106,25 +135,8 @@ func BenchmarkStageNewPage(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	o := NewOutlet()
-	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var inTx time.Duration
 	b.ResetTimer()
-	for done := 0; done < b.N; done += 100 {
-		_ = s.Update(func(tx *persistence.Tx) error {
-			start := time.Now()
-			for i := done; i < min(b.N, done+100); i++ {
-				c := t0.Add(time.Duration(i) * time.Second)
-				p := &page.Page{ID: fmt.Sprintf("pg_%08d", i), TenantID: "ten_bench", Status: page.Active, Title: "Deploy",
-					Priority: priorities[i%4], PageType: pageTypes[i%3], CreatedAt: c, PublishedAt: &c, Livemode: true}
-				if err := o.Stage(tx, p, nil); err != nil {
-					return err
-				}
-			}
-			inTx += time.Since(start)
-			return nil
-		})
-	}
+	inTx := stageEach(b, s, NewOutlet(), b.N, 100, benchPage)
 	b.ReportMetric(float64(inTx.Microseconds())/float64(b.N), "us-in-tx/page")
 }
 
@@ -138,41 +150,14 @@ func BenchmarkStageDecision(b *testing.B) {
 	}
 	defer s.Close()
 	o := NewOutlet()
-	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	pageAt := func(i int) *page.Page {
-		c := t0.Add(time.Duration(i) * time.Second)
-		return &page.Page{ID: fmt.Sprintf("pg_%08d", i), TenantID: "ten_bench", Status: page.Active, Title: "Deploy",
-			Priority: priorities[i%4], PageType: pageTypes[i%3], CreatedAt: c, PublishedAt: &c, Livemode: true}
-	}
-	for done := 0; done < b.N; done += 1000 {
-		if err := s.Update(func(tx *persistence.Tx) error {
-			for i := done; i < min(b.N, done+1000); i++ {
-				if err := o.Stage(tx, pageAt(i), nil); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	var inTx time.Duration
+	stageEach(b, s, o, b.N, 1000, benchPage) // published first
 	b.ReportAllocs()
 	b.ResetTimer()
-	for done := 0; done < b.N; done += 100 {
-		_ = s.Update(func(tx *persistence.Tx) error {
-			start := time.Now()
-			for i := done; i < min(b.N, done+100); i++ {
-				p := pageAt(i)
-				done := p.CreatedAt.Add(time.Minute)
-				p.Status, p.CompletedAt = page.Completed, &done
-				if err := o.Stage(tx, p, nil); err != nil {
-					return err
-				}
-			}
-			inTx += time.Since(start)
-			return nil
-		})
-	}
+	inTx := stageEach(b, s, o, b.N, 100, func(i int) *page.Page {
+		p := benchPage(i)
+		done := p.CreatedAt.Add(time.Minute)
+		p.Status, p.CompletedAt = page.Completed, &done
+		return p
+	})
 	b.ReportMetric(float64(inTx.Microseconds())/float64(b.N), "us-in-tx/page")
 }
