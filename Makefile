@@ -25,8 +25,8 @@ build:
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchtime 3s -count 3 ./persistence/ ./transport/server/
 
-## bench: the standard load suite against a separate server process; writes bench/results/<date>.json
+## bench: the standard load suite, every run against a new server process; writes bench/results/<date>.json
 bench: build
 	@mkdir -p bench/results
-	./folio bench --spawn --scenario all --concurrency 64 --duration 10s --subscribers 5000 --repeat 3 \
+	./folio bench --spawn --fresh --scenario all --concurrency 64 --duration 10s --subscribers 5000 --repeat 3 \
 		--json bench/results/$$(date -u +%Y-%m-%d).json --commit $$(git rev-parse --short HEAD 2>/dev/null || echo unknown)

@@ -3,6 +3,8 @@ package bench
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -167,5 +169,43 @@ func TestRepeatReportsMediansAndEveryRun(t *testing.T) {
 	rep.WriteTable(&table)
 	if !strings.Contains(table.String(), "median of 3 runs") {
 		t.Fatalf("table does not say it shows medians:\n%s", table.String())
+	}
+}
+
+// With RunFresh every run gets its own server, started for it and closed (its data
+// removed) before the next run starts, so no run meets another's state.
+func TestRunFreshGivesEveryRunANewServer(t *testing.T) {
+	var started []*Target
+	gone := func(tg *Target) bool {
+		_, err := http.Get(tg.URL + "/healthz")
+		_, statErr := os.Stat(tg.dir)
+		return err != nil && os.IsNotExist(statErr)
+	}
+	start := func() (*Target, error) {
+		for _, prev := range started {
+			if !gone(prev) {
+				return nil, fmt.Errorf("the server at %s still runs as the next run starts", prev.URL)
+			}
+		}
+		tg, err := StartLocal()
+		if err == nil {
+			started = append(started, tg)
+		}
+		return tg, err
+	}
+	rep, err := RunFresh(context.Background(), "fresh", start, []string{"publish", "act-distinct"}, Options{Concurrency: 4, Count: 20, Repeat: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Passed() || len(rep.Results) != 2 || len(rep.Results[1].Runs) != 2 || rep.Target != "fresh" {
+		t.Fatalf("report: passed %v, %d results, target %q", rep.Passed(), len(rep.Results), rep.Target)
+	}
+	if len(started) != 4 {
+		t.Fatalf("%d servers started for 2 scenarios × 2 runs, want 4", len(started))
+	}
+	for _, tg := range started {
+		if !gone(tg) {
+			t.Fatalf("the server at %s was left running or its data left behind", tg.URL)
+		}
 	}
 }

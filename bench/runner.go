@@ -37,13 +37,37 @@ func Names() []string {
 	return out
 }
 
-// Run runs the named scenarios one after the other.
+// Run runs the named scenarios one after the other, every run against t: each
+// scenario meets the state the ones before it left.
 func Run(ctx context.Context, t *Target, names []string, o Options) (*Report, error) {
-	o.defaults()
-	rep := &Report{StartedAt: time.Now().UTC(), Target: t.URL, Machine: machine()}
+	desc := t.URL
 	if t.Local() {
-		rep.Target = "in-process server at " + t.URL
+		desc = "in-process server at " + t.URL
 	}
+	return run(ctx, desc, func() (*Target, func(), error) { return t, func() {}, nil }, names, o)
+}
+
+// RunFresh runs the named scenarios one after the other, every run (each
+// repetition of each scenario) against a new server from start, which is closed
+// and its data removed before the next run starts. No figure then depends on the
+// scenarios run before it: the server's heap, live actors and stored pages are
+// that run's alone (with one shared server, the idle-viewer memory of fanout
+// measured room the earlier scenarios had left in the heap, not the viewers).
+func RunFresh(ctx context.Context, desc string, start func() (*Target, error), names []string, o Options) (*Report, error) {
+	return run(ctx, desc, func() (*Target, func(), error) {
+		t, err := start()
+		if err != nil {
+			return nil, nil, err
+		}
+		return t, t.Close, nil
+	}, names, o)
+}
+
+// run runs each scenario o.Repeat times, each run against the server next gives
+// it, released when the run ends.
+func run(ctx context.Context, desc string, next func() (*Target, func(), error), names []string, o Options) (*Report, error) {
+	o.defaults()
+	rep := &Report{StartedAt: time.Now().UTC(), Target: desc, Machine: machine()}
 	for _, name := range names {
 		sc, ok := Scenarios[name]
 		if !ok {
@@ -51,7 +75,12 @@ func Run(ctx context.Context, t *Target, names []string, o Options) (*Report, er
 		}
 		runs := make([]*Result, 0, o.Repeat)
 		for i := 0; i < o.Repeat; i++ {
+			t, release, err := next()
+			if err != nil {
+				return rep, fmt.Errorf("%s: starting its server: %w", name, err)
+			}
 			res, err := runOnce(ctx, t, sc, o)
+			release()
 			if err != nil {
 				return rep, fmt.Errorf("%s: %w", name, err)
 			}

@@ -20,6 +20,7 @@ func runBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	target := fs.String("target", "", "URL of a running server (default: start one in-process on a temporary directory)")
 	spawn := fs.Bool("spawn", false, "start the server as a separate process (this binary) so its CPU and memory are measured apart")
+	fresh := fs.Bool("fresh", false, "give every run (each repetition of each scenario) a new server on an empty data directory, so no figure depends on the runs before it (not with --target)")
 	scen := fs.String("scenario", "publish,act", "comma-separated scenarios: "+strings.Join(bench.Names(), ", ")+", or all")
 	var o bench.Options
 	fs.IntVar(&o.Concurrency, "concurrency", 64, "parallel clients")
@@ -56,27 +57,7 @@ func runBench(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var t *bench.Target
-	switch {
-	case *target != "":
-		t = bench.Remote(*target)
-	case *spawn:
-		exe, err := os.Executable()
-		if err != nil {
-			return err
-		}
-		if t, err = bench.StartProcess(exe); err != nil {
-			return err
-		}
-		defer t.Close()
-	default:
-		var err error
-		if t, err = bench.StartLocal(); err != nil {
-			return err
-		}
-		defer t.Close()
-	}
-	rep, err := bench.Run(ctx, t, names, o)
+	rep, err := runSuite(ctx, *target, *spawn, *fresh, names, o)
 	if rep != nil {
 		rep.Commit = *commit
 		fmt.Fprintln(os.Stderr)
@@ -94,6 +75,35 @@ func runBench(args []string) error {
 		return errors.New("a correctness check failed")
 	}
 	return nil
+}
+
+// runSuite runs the scenarios against --target, or servers it starts: one for
+// the whole suite, or with fresh a new one for every run.
+func runSuite(ctx context.Context, target string, spawn, fresh bool, names []string, o bench.Options) (*bench.Report, error) {
+	start := func() (*bench.Target, error) { return bench.StartLocal() }
+	desc := "a new in-process server for every run"
+	if spawn {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		start = func() (*bench.Target, error) { return bench.StartProcess(exe) }
+		desc = "a new server process for every run"
+	}
+	switch {
+	case target != "" && fresh:
+		return nil, errors.New("--fresh starts its own servers: use it with --spawn or without --target")
+	case target != "":
+		return bench.Run(ctx, bench.Remote(target), names, o)
+	case fresh:
+		return bench.RunFresh(ctx, desc, start, names, o)
+	}
+	t, err := start()
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	return bench.Run(ctx, t, names, o)
 }
 
 // progressPrinter rewrites one line on a terminal and prints plain lines otherwise.
