@@ -139,8 +139,14 @@ func TestRepeatReportsMediansAndEveryRun(t *testing.T) {
 	partial[0].Extra["kib"], partial[1].Extra["kib"] = 4, 8 // the last run could not measure it
 	if m := median(partial); m.Extra["kib"] != 6 {
 		t.Fatalf("an extra two runs measured: median %v, want 6", m.Extra["kib"])
+	} else {
+		var table strings.Builder
+		(&Report{Results: []*Result{m}}).WriteTable(&table)
+		if !strings.Contains(table.String(), "act kib = 6.000 (4.000, 8.000, -)") {
+			t.Fatalf("the table does not list an extra run by run:\n%s", table.String())
+		}
 	}
-	if m.Runs[0].Latency.P99 != 30 || m.Runs[1].Throughput != 300 {
+	if m.Runs[0].Latency.P99 != 30 || m.Runs[1].Throughput != 300 || m.Runs[2].Extra["x"] != 20 {
 		t.Fatalf("runs not kept in order: %+v", m.Runs)
 	}
 	if m := median([]*Result{run(10, 100, true), run(20, 200, false)}); m.Passed() || m.Latency.P99 != 15 || !strings.Contains(m.Checks[0].Detail, "run 2 of 2") {

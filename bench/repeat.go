@@ -11,6 +11,8 @@ type RunFigures struct {
 	Throughput float64 `json:"throughput_per_s"`
 	Latency    Latency `json:"latency"`
 	CPUSeconds float64 `json:"server_cpu_s"`
+	// Extra is the run's scenario-specific figures (µs per delivery, KiB per viewer, …).
+	Extra map[string]float64 `json:"extra,omitempty"`
 }
 
 // median combines repetitions of one scenario into the reported result. Every
@@ -61,7 +63,7 @@ func median(runs []*Result) *Result {
 		for code, n := range r.Errors {
 			out.Errors[code] += n
 		}
-		out.Runs = append(out.Runs, RunFigures{Operations: r.Operations, Throughput: r.Throughput, Latency: r.Latency, CPUSeconds: r.Server.CPUSeconds})
+		out.Runs = append(out.Runs, RunFigures{Operations: r.Operations, Throughput: r.Throughput, Latency: r.Latency, CPUSeconds: r.Server.CPUSeconds, Extra: r.Extra})
 	}
 	// Checks by name in the order the last run made them; a failing run's detail wins.
 	for _, c := range last.Checks {

@@ -99,7 +99,7 @@ func (rep *Report) WriteTable(w io.Writer) {
 			fmt.Fprintf(w, "  %s median of %d runs; p99 ms of each: %s\n", r.Scenario, len(r.Runs), strings.Join(p99, ", "))
 		}
 		for _, k := range sortedKeys(r.Extra) {
-			fmt.Fprintf(w, "  %s %s = %.3f\n", r.Scenario, k, r.Extra[k])
+			fmt.Fprintf(w, "  %s %s = %.3f%s\n", r.Scenario, k, r.Extra[k], eachRun(r.Runs, k))
 		}
 		for _, c := range r.Checks {
 			mark := "ok  "
@@ -147,4 +147,20 @@ func (rep *Report) WriteJSON(path string) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// eachRun lists a repeated scenario's extra figure k run by run, " (a, b, c)",
+// with "-" for a run that could not measure it; "" for a single run.
+func eachRun(runs []RunFigures, k string) string {
+	if len(runs) < 2 {
+		return ""
+	}
+	each := make([]string, len(runs))
+	for i, run := range runs {
+		each[i] = "-"
+		if v, ok := run.Extra[k]; ok {
+			each[i] = fmt.Sprintf("%.3f", v)
+		}
+	}
+	return " (" + strings.Join(each, ", ") + ")"
 }
