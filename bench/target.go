@@ -31,6 +31,15 @@ type Target struct {
 // Local tells whether the server runs inside this process.
 func (t *Target) Local() bool { return t.node != nil }
 
+// dataDir is the data directory of a server the harness started on this machine
+// ("" for a server elsewhere).
+func (t *Target) dataDir() string {
+	if t.proc != nil {
+		return t.proc.dir
+	}
+	return t.dir
+}
+
 // StartLocal starts a node on a temporary data directory, listening on loopback.
 // Its tenants are on the enterprise plan so quotas never interfere with a run.
 func StartLocal(cfgs ...func(*server.Config)) (*Target, error) {
