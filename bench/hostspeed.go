@@ -74,7 +74,7 @@ func fsyncMs(dir string) (float64, error) {
 		if err := f.Sync(); err != nil {
 			return 0, err
 		}
-		took = append(took, float64(time.Since(t0).Microseconds())/1000)
+		took = append(took, float64(time.Since(t0).Nanoseconds())/1e6)
 	}
 	sort.Float64s(took)
 	return took[len(took)/2], nil
