@@ -80,15 +80,16 @@ func fsyncMs(dir string) (float64, error) {
 	return took[len(took)/2], nil
 }
 
-// probeHost adds the host figures to extra when t runs on this machine (a server
-// the harness started); a server elsewhere is on a host the harness cannot see.
-func probeHost(t *Target, extra map[string]float64) {
+// probeHost measures the host when t runs on this machine (a server the harness
+// started); nil for a server elsewhere, whose host the harness cannot see.
+func probeHost(t *Target) map[string]float64 {
 	dir := t.dataDir()
 	if dir == "" {
-		return
+		return nil
 	}
-	extra["host_reference_kops_per_s"] = referenceKops(hostProbeFor)
+	host := map[string]float64{"host_reference_kops_per_s": referenceKops(hostProbeFor)}
 	if ms, err := fsyncMs(filepath.Clean(dir)); err == nil {
-		extra["host_fsync_ms"] = ms
+		host["host_fsync_ms"] = ms
 	}
+	return host
 }

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"sort"
@@ -94,18 +95,17 @@ func run(ctx context.Context, desc string, next func() (*Target, func(), error),
 // runOnce runs one scenario, measures the server's CPU and memory around it, and
 // the host's speed just before it (hostspeed.go).
 func runOnce(ctx context.Context, t *Target, sc Scenario, o Options) (*Result, error) {
-	host := map[string]float64{}
-	probeHost(t, host) // before the load, while the server is idle
+	host := probeHost(t) // before the load, while the server is idle
 	cpu0, _, _ := t.usageSample(ctx)
 	res, err := sc(ctx, t, o)
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range host {
+	if len(host) > 0 {
 		if res.Extra == nil {
 			res.Extra = map[string]float64{}
 		}
-		res.Extra[k] = v
+		maps.Copy(res.Extra, host)
 	}
 	cpu1, rss, src := t.usageSample(ctx)
 	cpu := cpu1 - cpu0
