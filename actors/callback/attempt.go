@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"folio/actors/blocks"
+	"folio/actors/jsonlimit"
 	"folio/actors/callback/guard"
 	"folio/actors/page"
 	"folio/persistence"
@@ -236,6 +237,9 @@ func readReply(r io.Reader) ([]blocks.Block, string) {
 	}
 	if len(b) > MaxReplyBytes {
 		return nil, fmt.Sprintf("the reply is larger than %d bytes; its instructions were ignored", MaxReplyBytes)
+	}
+	if d := jsonlimit.Check(b, jsonlimit.MaxDepth); d != nil {
+		return nil, fmt.Sprintf("the reply nests deeper than %d levels at %s; its instructions were ignored", d.Limit, d.Path)
 	}
 	var reply struct {
 		Instructions *struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"folio/actors/fault"
+	"folio/actors/jsonlimit"
 )
 
 // decode reads a JSON body of at most s.maxBody bytes into dst. Unknown fields are
@@ -36,12 +37,29 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, dst any, optiona
 }
 
 func decodeBytes(raw []byte, dst any) error {
+	if err := checkDepth(raw); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(dst); err != nil {
 		return jsonError(err)
 	}
 	if dec.More() {
 		return fault.New(fault.Invalid, "the body holds more than one JSON value", map[string]any{"constraint": "json"})
+	}
+	return nil
+}
+
+// checkDepth refuses JSON nested deeper than jsonlimit.MaxDepth anywhere (block data,
+// form data, variables, protocol payloads), before anything decodes it.
+func checkDepth(raw []byte) error {
+	if d := jsonlimit.Check(raw, jsonlimit.MaxDepth); d != nil {
+		field := d.Path
+		if field == "" {
+			field = "(body)"
+		}
+		return fault.New(fault.Invalid, fmt.Sprintf("%s nests deeper than %d levels of objects and arrays", field, d.Limit),
+			map[string]any{"field": field, "constraint": "max_depth", "limit": d.Limit})
 	}
 	return nil
 }
