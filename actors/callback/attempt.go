@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"folio/actors/blocks"
-	"folio/actors/jsonlimit"
 	"folio/actors/callback/guard"
+	"folio/actors/jsonlimit"
 	"folio/actors/page"
 	"folio/persistence"
 )
@@ -59,7 +59,7 @@ func newClient(cfg Config) *http.Client {
 // left as it was and resumes after the next start).
 func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 	rec, err := Load(d.cfg.Store, id)
-	if err != nil || rec == nil || rec.Status == StatusSkipped || (!manual && rec.Status != StatusPending) {
+	if err != nil || rec == nil || rec.Status == StatusSkipped || (!manual && rec.Status != StatusPending) || rec.Waiting() {
 		return nil
 	}
 	at := d.cfg.Clock.Now()
@@ -69,17 +69,23 @@ func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 	}
 	finished := d.cfg.Clock.Now()
 	var next *time.Time
-	var saved *Delivery
+	var saved, released *Delivery
 	var last Attempt
 	err = d.cfg.Store.Update(func(tx *persistence.Tx) error {
 		cur, err := get(tx, id)
 		if err != nil || cur == nil {
 			return err
 		}
-		prevDue := cur.NextAttemptAt
+		prevDue, wasPending := cur.NextAttemptAt, cur.Status == StatusPending
 		last = record(cur, out, at, finished, manual)
 		if err := put(tx, cur, prevDue, false); err != nil {
 			return err
+		}
+		released = nil
+		if wasPending && cur.Status != StatusPending {
+			if released, err = releaseNext(tx, cur, finished); err != nil {
+				return err
+			}
 		}
 		if cur.Reply != nil && cur.Reply.Status == "pending" {
 			if err := tx.Put(bucketReplies, []byte(id), nil); err != nil {
@@ -99,6 +105,9 @@ func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 	}
 	if saved == nil {
 		return nil
+	}
+	if released != nil {
+		d.Enqueue([]Item{{ID: released.ID, Lane: released.Lane, Due: *released.NextAttemptAt}})
 	}
 	if d.cfg.Observe != nil {
 		d.cfg.Observe(saved, last)

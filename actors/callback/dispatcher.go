@@ -114,6 +114,10 @@ type entry struct {
 	manual   bool
 	state    entryState
 	index    int // in waiting, while stateWaiting
+	// again is an enqueue that arrived while an attempt was in flight (a delivery
+	// released from waiting while a stale attempt of it was finding it still
+	// waiting): the delivery is looked at again at that time instead of forgotten.
+	again *time.Time
 }
 
 type laneState struct {
@@ -207,6 +211,10 @@ func (d *Dispatcher) Retry(tenantID, id string) (*Delivery, error) {
 	if rec.Status == StatusSkipped {
 		return nil, fault.New(fault.Conflict, "this notification belongs to a page made with an sk_test_ key and is never sent", map[string]any{"status": rec.Status})
 	}
+	if rec.Waiting() {
+		return nil, fault.New(fault.Conflict, "this delivery waits for an earlier event of the page to the same target; it is sent once that one has been delivered or given up",
+			map[string]any{"status": "waiting", "after": rec.After})
+	}
 	res, err := d.system.Root.RequestFuture(d.pid, &retryNow{id: id, lane: rec.Lane}, 10*time.Second).Result()
 	if err != nil {
 		return nil, err
@@ -256,8 +264,13 @@ func (d *Dispatcher) Receive(ctx actor.Context) {
 		d.disarm()
 	case *enqueue:
 		for _, it := range m.items {
-			if _, known := d.entries[it.ID]; !known {
+			e, known := d.entries[it.ID]
+			switch {
+			case !known:
 				d.schedule(&entry{id: it.ID, lane: it.Lane, due: it.Due})
+			case e.state == stateInFlight:
+				due := it.Due
+				e.again = &due
 			}
 		}
 		d.pump()
@@ -276,9 +289,13 @@ func (d *Dispatcher) Receive(ctx actor.Context) {
 				delete(d.lanes, m.lane)
 			}
 		}
+		next := m.next
+		if e := d.entries[m.id]; e != nil && next == nil && e.again != nil {
+			next = e.again
+		}
 		delete(d.entries, m.id)
-		if m.next != nil {
-			d.schedule(&entry{id: m.id, lane: m.lane, due: *m.next})
+		if next != nil {
+			d.schedule(&entry{id: m.id, lane: m.lane, due: *next})
 		}
 		d.pump()
 	case *retryNow:

@@ -130,6 +130,11 @@ func (o *Outbox) Stage(tx *persistence.Tx, p *page.Page, events []page.Event) er
 		if err != nil {
 			return err
 		}
+		if d.Status == StatusPending {
+			if err := chainBehind(tx, d); err != nil {
+				return err
+			}
+		}
 		if err := put(tx, d, nil, true); err != nil {
 			return err
 		}

@@ -18,6 +18,7 @@ const (
 	bucketDue        = "delivery_due"     // due(8) 0x00 deliveryId -> lane
 	bucketByPage     = "page_deliveries"  // pageId 0x00 created(8) 0x00 deliveryId -> nil
 	bucketReplies    = "delivery_replies" // deliveryId -> nil: reply instructions not yet applied
+	bucketChains     = "delivery_chains"  // pageId 0x00 target -> id of the chain's newest unfinished delivery
 )
 
 // Channels of a delivery: an on_action callback, or a notification channel.
@@ -69,6 +70,63 @@ type Delivery struct {
 	CreatedAt     time.Time  `json:"created_at"`
 	CompletedAt   *time.Time `json:"completed_at,omitempty"`
 	Reply         *Reply     `json:"reply,omitempty"`
+
+	// Causal order: deliveries of one page to one target form a chain in event
+	// order, and one starts only once the delivery before it has succeeded or
+	// given up. After is that earlier delivery while this one waits for it (it then
+	// has no next attempt time and no due row); Next is the one waiting behind this.
+	After string `json:"after,omitempty"`
+	Next  string `json:"next,omitempty"`
+}
+
+// Waiting tells whether d waits for an earlier delivery of its chain.
+func (d *Delivery) Waiting() bool {
+	return d.Status == StatusPending && d.NextAttemptAt == nil && d.After != ""
+}
+
+func chainKey(d *Delivery) []byte {
+	return persistence.Key([]byte(d.PageID), []byte(d.Target))
+}
+
+// chainBehind puts a new pending delivery at the end of its chain: when an earlier
+// delivery of the same page to the same target is still unfinished, d waits for it.
+// Run inside the transaction that stages d, before d is written.
+func chainBehind(tx *persistence.Tx, d *Delivery) error {
+	key := chainKey(d)
+	if last := tx.Get(bucketChains, key); last != nil {
+		prev, err := get(tx, string(last))
+		if err != nil {
+			return err
+		}
+		if prev != nil && prev.Status == StatusPending {
+			prev.Next = d.ID
+			if err := put(tx, prev, prev.NextAttemptAt, false); err != nil {
+				return err
+			}
+			d.After, d.NextAttemptAt = prev.ID, nil
+		}
+	}
+	return tx.Put(bucketChains, key, []byte(d.ID))
+}
+
+// releaseNext runs in the transaction that records d's final attempt: the delivery
+// waiting behind d becomes due at once (returned, so the dispatcher can be told);
+// with none, d was the chain's newest and the chain's row goes.
+func releaseNext(tx *persistence.Tx, d *Delivery, at time.Time) (*Delivery, error) {
+	if d.Next == "" {
+		key := chainKey(d)
+		if string(tx.Get(bucketChains, key)) == d.ID {
+			return nil, tx.Delete(bucketChains, key)
+		}
+		return nil, nil
+	}
+	nxt, err := get(tx, d.Next)
+	if err != nil || nxt == nil || !nxt.Waiting() {
+		return nil, err
+	}
+	t := at
+	nxt.NextAttemptAt = &t
+	return nxt, put(tx, nxt, nil, false)
 }
 
 // Attempt is one try.

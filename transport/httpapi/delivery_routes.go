@@ -130,6 +130,7 @@ type deliveryView struct {
 	AttemptCount  int           `json:"attemptCount"`
 	MaxAttempts   int           `json:"maxAttempts"`
 	NextAttemptAt *time.Time    `json:"nextAttemptAt"`
+	WaitingFor    *string       `json:"waitingFor"` // the earlier delivery (same page, same target) this one waits for
 	CreatedAt     time.Time     `json:"createdAt"`
 	CompletedAt   *time.Time    `json:"completedAt"`
 	Attempts      []attemptView `json:"attempts"`
@@ -157,6 +158,9 @@ func viewDelivery(d *callback.Delivery) deliveryView {
 		Target: displayTarget(d.Channel, d.Target), Status: d.Status, Note: optString(d.Note), AttemptCount: d.AttemptCount,
 		MaxAttempts: d.MaxAttempts(), NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, CompletedAt: d.CompletedAt,
 		Attempts: make([]attemptView, len(d.Attempts))}
+	if d.Waiting() {
+		v.WaitingFor = optString(d.After)
+	}
 	for i, a := range d.Attempts {
 		av := attemptView{Attempt: a.N, At: a.At, LatencyMS: a.LatencyMS, Error: optString(a.Error), Manual: a.Manual, NextAttemptAt: a.NextAttemptAt}
 		if a.HTTPStatus != 0 {
