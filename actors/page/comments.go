@@ -1,6 +1,9 @@
 package page
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"time"
@@ -42,6 +45,12 @@ type Comment struct {
 	ParentID   string     `json:"parent_id,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  *time.Time `json:"updated_at,omitempty"`
+	// Who may change it besides the page's owner: the tenant of the API key that
+	// wrote it, or whoever holds the edit token handed out once to an anonymous
+	// author (only its SHA-256 is kept). A comment with neither changes only with
+	// the owner's key.
+	AuthorTenant  string `json:"author_tenant,omitempty"`
+	EditTokenHash string `json:"edit_token_hash,omitempty"`
 }
 
 // CommentRequest is the body of POST /v1/pages/:id/comments.
@@ -66,12 +75,14 @@ type ListComments struct {
 	Limit, Offset int
 }
 
-// EditComment is PATCH /v1/pages/:id/comments/:commentId.
+// EditComment is PATCH /v1/pages/:id/comments/:commentId. EditorIdentity is only a
+// label for the audit log; EditToken (from the comment's creation) is the proof.
 type EditComment struct {
 	Viewer
 	CommentID      string
 	Content        *string
 	EditorIdentity string
+	EditToken      string
 }
 
 // DeleteComment is DELETE /v1/pages/:id/comments/:commentId.
@@ -79,13 +90,16 @@ type DeleteComment struct {
 	Viewer
 	CommentID       string
 	DeleterIdentity string
+	EditToken       string
 }
 
-// CommentResult answers the comment messages.
+// CommentResult answers the comment messages. EditToken is set once, when an
+// anonymous viewer adds a comment: it is what later lets them edit or delete it.
 type CommentResult struct {
-	Comment  *Comment
-	Comments []*Comment
-	Total    int
+	Comment   *Comment
+	Comments  []*Comment
+	Total     int
+	EditToken string
 }
 
 func (m *AddComment) public()    {}
@@ -172,13 +186,22 @@ func (a *Actor) addComment(m *AddComment) any {
 	if utf8.RuneCountInString(author) > MaxAuthorChars {
 		return limitErr("author_name", "max_length", MaxAuthorChars, "author_name has at most %d characters", MaxAuthorChars)
 	}
+	if reservedAuthor(author) && !a.owns(m.Viewer) {
+		return fault.Field("author_name", "reserved", "author_name %q is reserved for the page's agent", author)
+	}
 	if author == "" {
 		author = "anonymous"
 		if m.Agent != "" && a.owns(m.Viewer) {
 			author = m.Agent
 		}
 	}
-	c := &Comment{V: 1, ID: ids.New("cmt"), PageID: a.id, Content: content, AuthorName: author, AuthorType: authorType}
+	c := &Comment{V: 1, ID: ids.New("cmt"), PageID: a.id, Content: content, AuthorName: author, AuthorType: authorType,
+		AuthorTenant: m.TenantID}
+	token := ""
+	if m.TenantID == "" {
+		token = "cet_" + ids.Random(32)
+		c.EditTokenHash = tokenHash(token)
+	}
 	if req.BlockID != nil && *req.BlockID != "" {
 		if a.blockIndex(*req.BlockID) < 0 {
 			return fault.Field("block_id", "exists", "block_id must name a block of this page")
@@ -211,7 +234,19 @@ func (a *Actor) addComment(m *AddComment) any {
 	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, putComment(c)); err != nil {
 		return err
 	}
-	return &CommentResult{Comment: c}
+	return &CommentResult{Comment: c, EditToken: token}
+}
+
+// reservedAuthor tells whether a name poses as an agent ("agent:…", "agent"): only
+// the page's own key may write under such a name.
+func reservedAuthor(name string) bool {
+	n := strings.ToLower(name)
+	return n == "agent" || strings.HasPrefix(n, "agent:")
+}
+
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
 }
 
 func putComment(c *Comment) func(*persistence.Tx) error {
@@ -279,17 +314,18 @@ func (a *Actor) listComments(m *ListComments) any {
 	return &CommentResult{Comments: out, Total: total}
 }
 
-// mayChange is the rule for editing or deleting a comment: the owner's key always;
-// otherwise the identity given must be the author's, and comments an agent wrote
-// change only with the owner's key.
-func (a *Actor) mayChange(v Viewer, c *Comment, identity, field string) error {
-	if a.owns(v) {
+// mayChange is the rule for editing or deleting a comment, by proof rather than by
+// a name anyone could type: the page owner's key; a key of the tenant that wrote
+// the comment; or the edit token its anonymous author received (compared in
+// constant time against the stored hash).
+func (a *Actor) mayChange(v Viewer, c *Comment, token string) error {
+	if a.owns(v) || (v.TenantID != "" && v.TenantID == c.AuthorTenant) {
 		return nil
 	}
-	if c.AuthorType == "user" && identity != "" && identity == c.AuthorName && c.AuthorName != "anonymous" {
+	if token != "" && c.EditTokenHash != "" && subtle.ConstantTimeCompare([]byte(tokenHash(token)), []byte(c.EditTokenHash)) == 1 {
 		return nil
 	}
-	return fault.New(fault.Forbidden, "only the comment's author or the page's owner may change it", map[string]any{"field": field})
+	return fault.New(fault.Forbidden, "only the comment's author (with its edit token or key) or the page's owner may change it", map[string]any{"field": "edit_token"})
 }
 
 func (a *Actor) editComment(m *EditComment) any {
@@ -303,7 +339,7 @@ func (a *Actor) editComment(m *EditComment) any {
 	if err := a.writable(m.Viewer, "edit comments of"); err != nil {
 		return err
 	}
-	if err := a.mayChange(m.Viewer, c, strings.TrimSpace(m.EditorIdentity), "editor_identity"); err != nil {
+	if err := a.mayChange(m.Viewer, c, m.EditToken); err != nil {
 		return err
 	}
 	content, err := checkContent("content", m.Content)
@@ -335,7 +371,7 @@ func (a *Actor) deleteComment(m *DeleteComment) any {
 			return err
 		}
 	}
-	if err := a.mayChange(m.Viewer, c, strings.TrimSpace(m.DeleterIdentity), "deleter_identity"); err != nil {
+	if err := a.mayChange(m.Viewer, c, m.EditToken); err != nil {
 		return err
 	}
 	now := a.deps.Now().UTC()

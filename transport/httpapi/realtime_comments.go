@@ -20,6 +20,9 @@ type commentView struct {
 	ParentID   string     `json:"parent_id,omitempty"`
 	CreatedAt  time.Time  `json:"createdAt"`
 	UpdatedAt  *time.Time `json:"updatedAt,omitempty"`
+	// EditToken is returned once, to the anonymous author who created the comment:
+	// editing or deleting it later needs it (edit_token).
+	EditToken string `json:"editToken,omitempty"`
 }
 
 func viewComment(c *page.Comment) commentView {
@@ -39,7 +42,9 @@ func (rt *realtime) addComment(w http.ResponseWriter, r *http.Request, ps httpro
 		rt.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, viewComment(res.Comment))
+	out := viewComment(res.Comment)
+	out.EditToken = res.EditToken
+	writeJSON(w, http.StatusCreated, out)
 }
 
 // listComments is GET /v1/pages/:id/comments (no credential on public pages).
@@ -71,13 +76,14 @@ func (rt *realtime) editComment(w http.ResponseWriter, r *http.Request, ps httpr
 	var req struct {
 		Content        *string `json:"content"`
 		EditorIdentity string  `json:"editor_identity"`
+		EditToken      string  `json:"edit_token"`
 	}
 	v, ok := rt.viewerWithBody(w, r, &req, false)
 	if !ok {
 		return
 	}
 	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.EditComment{Viewer: v, CommentID: ps.ByName("commentId"),
-		Content: req.Content, EditorIdentity: req.EditorIdentity})
+		Content: req.Content, EditorIdentity: req.EditorIdentity, EditToken: req.EditToken})
 	if err != nil {
 		rt.writeError(w, r, err)
 		return
@@ -90,6 +96,7 @@ func (rt *realtime) editComment(w http.ResponseWriter, r *http.Request, ps httpr
 func (rt *realtime) deleteComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	var req struct {
 		DeleterIdentity string `json:"deleter_identity"`
+		EditToken       string `json:"edit_token"`
 	}
 	v, ok := rt.viewerWithBody(w, r, &req, true)
 	if !ok {
@@ -99,7 +106,7 @@ func (rt *realtime) deleteComment(w http.ResponseWriter, r *http.Request, ps htt
 		req.DeleterIdentity = r.URL.Query().Get("deleter_identity")
 	}
 	if _, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.DeleteComment{Viewer: v, CommentID: ps.ByName("commentId"),
-		DeleterIdentity: req.DeleterIdentity}); err != nil {
+		DeleterIdentity: req.DeleterIdentity, EditToken: req.EditToken}); err != nil {
 		rt.writeError(w, r, err)
 		return
 	}

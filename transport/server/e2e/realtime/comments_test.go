@@ -64,12 +64,14 @@ func TestCommentRules(t *testing.T) {
 	cs.quiet(50 * time.Millisecond) // the other page's comment is not here
 }
 
-// TestCommentEditAndDeleteRules: a comment changes only by its author's identity
-// (editor_identity / deleter_identity) or with the owner's key; agent comments only
-// with the owner's key; another tenant's key is a stranger; edits and deletes emit
-// their events; a completed page takes no new comments (409) but its owner may still
-// delete them.
-func TestCommentEditAndDeleteRules(t *testing.T) {
+// TestCommentAuthorshipCannotBeForged: a comment changes only with proof — the edit
+// token handed once to its anonymous author, a key of the tenant that wrote it, or
+// the owner's key. A typed identity (editor_identity / deleter_identity) is only a
+// label, so naming the author proves nothing; another tenant's key is a stranger to
+// comments it did not write; `agent:` names are the page agent's alone. Edits and
+// deletes emit their events; a completed page takes no new comments (409) but its
+// owner may still delete them.
+func TestCommentAuthorshipCannotBeForged(t *testing.T) {
 	e := servertest.New(t)
 	key, _ := e.Register("owner")
 	stranger, _ := e.Register("stranger")
@@ -79,16 +81,23 @@ func TestCommentEditAndDeleteRules(t *testing.T) {
 	events.expect("connected")
 	c := e.Must(201, "POST", "/v1/pages/"+id+"/comments", "", map[string]any{"content": "v1", "author_name": "bob@example.com"})
 	cid := c["id"].(string)
+	token, _ := c["editToken"].(string)
+	if !strings.HasPrefix(token, "cet_") || len(token) < 30 {
+		t.Fatalf("an anonymous comment's edit token: %q", token)
+	}
 	events.expect("comment.added")
+	if listed := e.Must(200, "GET", "/v1/pages/"+id+"/comments", "", nil)["comments"].([]any)[0].(map[string]any); listed["editToken"] != nil {
+		t.Fatalf("the edit token is listed: %v", listed)
+	}
 
 	for _, tc := range []struct {
-		key, identity string
-	}{{"", ""}, {"", "eve@example.com"}, {stranger, ""}, {stranger, "eve@example.com"}} {
-		if r := e.Do("PATCH", p+cid, tc.key, map[string]any{"content": "hacked", "editor_identity": tc.identity}); r.Status != 403 || r.ErrCode(t) != "FORBIDDEN" {
-			t.Errorf("edit by %q/%q: %d %s", tc.key, tc.identity, r.Status, r.Body)
+		key, identity, token string
+	}{{"", "", ""}, {"", "bob@example.com", ""}, {"", "bob@example.com", "cet_forged"}, {stranger, "bob@example.com", ""}} {
+		if r := e.Do("PATCH", p+cid, tc.key, map[string]any{"content": "hacked", "editor_identity": tc.identity, "edit_token": tc.token}); r.Status != 403 || r.ErrCode(t) != "FORBIDDEN" {
+			t.Errorf("edit by %q/%q/%q: %d %s", tc.key, tc.identity, tc.token, r.Status, r.Body)
 		}
 	}
-	ed := e.Must(200, "PATCH", p+cid, "", map[string]any{"content": "v2", "editor_identity": "bob@example.com"})
+	ed := e.Must(200, "PATCH", p+cid, "", map[string]any{"content": "v2", "editor_identity": "bob@example.com", "edit_token": token})
 	if ed["content"] != "v2" || ed["updatedAt"] == nil || ed["id"] != cid {
 		t.Fatalf("edit: %v", ed)
 	}
@@ -96,26 +105,41 @@ func TestCommentEditAndDeleteRules(t *testing.T) {
 		t.Fatalf("comment.updated: %s", m.Raw)
 	}
 	e.Must(200, "PATCH", p+cid, key, map[string]any{"content": "v3"}) // the owner's key
-	if r := e.Do("PATCH", p+cid, "", map[string]any{"editor_identity": "bob@example.com"}); r.Status != 400 {
+	if r := e.Do("PATCH", p+cid, "", map[string]any{"edit_token": token}); r.Status != 400 {
 		t.Fatalf("edit without content: %d", r.Status)
 	}
 	if r := e.Do("PATCH", p+"cmt_nope", key, map[string]any{"content": "x"}); r.Status != 404 {
 		t.Fatalf("edit unknown: %d", r.Status)
 	}
+	for _, name := range []string{"agent:owner", "Agent:Owner", "agent"} {
+		if r := e.Do("POST", "/v1/pages/"+id+"/comments", "", map[string]any{"content": "x", "author_name": name}); r.Status != 400 || r.ErrDetails(t)["constraint"] != "reserved" {
+			t.Fatalf("an anonymous comment named %q: %d %s", name, r.Status, r.Body)
+		}
+	}
+	if r := e.Do("POST", "/v1/pages/"+id+"/comments", "", map[string]any{"content": "x", "author_type": "agent"}); r.Status != 403 {
+		t.Fatalf("an anonymous agent comment: %d", r.Status)
+	}
 	agent := e.Must(201, "POST", "/v1/pages/"+id+"/comments", key, map[string]any{"content": "bot says", "author_type": "agent"})
-	if r := e.Do("PATCH", p+agent["id"].(string), "", map[string]any{"content": "x", "editor_identity": "agent:owner"}); r.Status != 403 {
-		t.Fatalf("impersonating the agent: %d", r.Status)
+	if agent["editToken"] != nil {
+		t.Fatalf("a keyed comment got an edit token: %v", agent)
 	}
-	if r := e.Do("DELETE", p+cid, "", map[string]any{"deleter_identity": "eve@example.com"}); r.Status != 403 {
-		t.Fatalf("delete by another identity: %d", r.Status)
+	if r := e.Do("PATCH", p+agent["id"].(string), "", map[string]any{"content": "x", "editor_identity": "agent:owner", "edit_token": token}); r.Status != 403 {
+		t.Fatalf("another comment's token used on the agent's: %d", r.Status)
 	}
-	e.Must(204, "DELETE", p+cid, "", map[string]any{"deleter_identity": "bob@example.com"})
+	// A comment written with another tenant's key belongs to that tenant's keys.
+	theirs := e.Must(201, "POST", "/v1/pages/"+id+"/comments", stranger, map[string]any{"content": "from outside"})
+	e.Must(200, "PATCH", p+theirs["id"].(string), stranger, map[string]any{"content": "edited by its writer"})
+	if r := e.Do("DELETE", p+cid, "", map[string]any{"deleter_identity": "bob@example.com"}); r.Status != 403 {
+		t.Fatalf("delete by typing the author's name: %d", r.Status)
+	}
+	e.Must(204, "DELETE", p+cid, "", map[string]any{"deleter_identity": "bob@example.com", "edit_token": token})
 	if m, _ := events.expect("comment.deleted"); m.data()["commentId"] != cid {
 		t.Fatalf("comment.deleted: %s", m.Raw)
 	}
 	if r := e.Do("DELETE", p+cid, key, nil); r.Status != 404 {
 		t.Fatalf("second delete: %d", r.Status)
 	}
+	e.Must(204, "DELETE", p+theirs["id"].(string), key, nil)
 	// Completed: no new comments or edits, but the owner may clean up.
 	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, nil)
 	if r := e.Do("POST", "/v1/pages/"+id+"/comments", "", map[string]any{"content": "late"}); r.Status != 409 || r.ErrDetails(t)["status"] != "completed" {
