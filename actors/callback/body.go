@@ -27,7 +27,7 @@ type shape struct {
 }
 
 var shapes = map[string]shape{
-	"action.executed":          {[]string{"action_id", "action_label", "comment", "form_data"}, true, true},
+	"action.executed":          {[]string{"action_id", "action_label", "decision", "comment", "form_data"}, true, true},
 	"approval.step_completed":  {[]string{"step_id", "step_name", "decision", "decided_by", "next_step"}, false, false},
 	"approval.chain_completed": {[]string{"final_decision", "steps_summary"}, false, false},
 	"page.expired":             {[]string{"reason", "expired_at"}, false, false},

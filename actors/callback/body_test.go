@@ -18,7 +18,7 @@ func TestCallbackBodiesHaveExactlyTheSpecFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"event":"action.executed","event_id":"evt_1","page_id":"pg_1","timestamp":"2026-02-03T04:05:06Z",` +
-		`"data":{"action_id":"approve","action_label":"Approve","comment":null,"form_data":null},` +
+		`"data":{"action_id":"approve","action_label":"Approve","comment":null,"decision":"approved","form_data":null},` +
 		`"actor":{"auth_method":"api_key","identity":"alice"},"page_state":{"current":"completed","previous":"active"}}`
 	if string(b) != want {
 		t.Errorf("body\n%s\nwant\n%s", b, want)

@@ -51,6 +51,7 @@ type Entry struct {
 	Status      string     `json:"status"`
 	Starred     bool       `json:"starred"`
 	PageStatus  string     `json:"page_status"`
+	Decision    string     `json:"decision,omitempty"` // approved or rejected once the page completed
 	Livemode    bool       `json:"livemode"`
 	CreatedAt   time.Time  `json:"created_at"`
 	ExpiresAt   *time.Time `json:"expires_at,omitempty"`

@@ -45,7 +45,7 @@ func (o *Outlet) Committed(*page.Page, []page.Event) {}
 // for a new entry).
 func fromPage(p *page.Page, old *Entry) *Entry {
 	e := &Entry{V: schemaV1, ID: EntryID(p.ID), TenantID: p.TenantID, PageID: p.ID, Title: p.Title,
-		PageType: p.PageType, Priority: p.Priority, Status: Unread, PageStatus: p.Status, Livemode: p.Livemode,
+		PageType: p.PageType, Priority: p.Priority, Status: Unread, PageStatus: p.Status, Decision: p.Decision, Livemode: p.Livemode,
 		CreatedAt: p.CreatedAt.UTC(), ExpiresAt: utc(p.ExpiresAt), PublishedAt: utc(p.PublishedAt), CompletedAt: utc(p.CompletedAt)}
 	if old != nil {
 		e.Status, e.Starred = old.Status, old.Starred
@@ -57,7 +57,7 @@ func fromPage(p *page.Page, old *Entry) *Entry {
 // same tells whether two entries show and count the same.
 func same(a, b *Entry) bool {
 	return a.Title == b.Title && a.PageType == b.PageType && a.Priority == b.Priority &&
-		a.Status == b.Status && a.Starred == b.Starred && a.PageStatus == b.PageStatus &&
+		a.Status == b.Status && a.Starred == b.Starred && a.PageStatus == b.PageStatus && a.Decision == b.Decision &&
 		a.Livemode == b.Livemode && a.TenantID == b.TenantID && a.CreatedAt.Equal(b.CreatedAt) &&
 		sameTime(a.ExpiresAt, b.ExpiresAt) && sameTime(a.PublishedAt, b.PublishedAt) && sameTime(a.CompletedAt, b.CompletedAt)
 }

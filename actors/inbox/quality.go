@@ -20,23 +20,30 @@ import (
 // WindowSize is how many recent pages the quality score covers.
 const WindowSize = 100
 
+// Outcomes of a page in the window. Accepted means completed with an approving
+// decision; a rejecting decision and a revoke are rejections.
 const (
 	outcomeNone      byte = 0
-	outcomeCompleted byte = 1
+	outcomeCompleted byte = 1 // completed and approved
 	outcomeRevoked   byte = 2
+	outcomeRejected  byte = 3 // completed and rejected
 )
 
 type qualityAgg struct {
 	V          int   `json:"v"`
 	Pages      int   `json:"pages"`
-	Completed  int   `json:"completed"`
+	Completed  int   `json:"completed"` // completed and approved
+	Rejected   int   `json:"rejected"`  // completed and rejected
 	Revoked    int   `json:"revoked"`
-	DecisionMs int64 `json:"decision_ms"` // over the completed pages in the window
+	DecisionMs int64 `json:"decision_ms"` // over the completed pages in the window, approved or rejected
 }
 
 func outcomeOf(e *Entry) (byte, int64) {
 	switch e.PageStatus {
 	case "completed":
+		if e.Decision == "rejected" {
+			return outcomeRejected, decisionMs(e)
+		}
 		return outcomeCompleted, decisionMs(e)
 	case "revoked":
 		return outcomeRevoked, 0
@@ -59,6 +66,9 @@ func (q *qualityAgg) apply(o byte, ms int64, sign int) {
 	switch o {
 	case outcomeCompleted:
 		q.Completed += sign
+		q.DecisionMs += int64(sign) * ms
+	case outcomeRejected:
+		q.Rejected += sign
 		q.DecisionMs += int64(sign) * ms
 	case outcomeRevoked:
 		q.Revoked += sign
@@ -155,8 +165,11 @@ type Score struct {
 
 // Quality computes the score from the window's aggregate:
 //
-//	acceptanceRate = completed / (completed + revoked) × 100     (0 when neither)
+//	acceptanceRate = approved / (approved + rejected + revoked) × 100     (0 when none)
 //	decisionSpeed  = 100 × max(0, 1 − avg hours publish→completion / 24)   (0 when nothing completed)
+//
+// where approved and rejected are pages completed with that decision.
+//
 //	score          = 0.7 × acceptanceRate + 0.3 × decisionSpeed
 //
 // rounded to two decimals.
@@ -167,13 +180,13 @@ func Quality(store *persistence.Store, tenantID string) (Score, error) {
 		q, err = loadAgg(tx, tenantID)
 		return err
 	})
-	s := Score{TenantID: tenantID, TotalPages: q.Pages, TotalDecisions: q.Completed + q.Revoked, Period: "last_100_pages"}
+	s := Score{TenantID: tenantID, TotalPages: q.Pages, TotalDecisions: q.Completed + q.Rejected + q.Revoked, Period: "last_100_pages"}
 	var acceptance, speed, avgMin float64
 	if s.TotalDecisions > 0 {
 		acceptance = float64(q.Completed) / float64(s.TotalDecisions) * 100
 	}
-	if q.Completed > 0 {
-		avgMin = float64(q.DecisionMs) / float64(q.Completed) / 60_000
+	if done := q.Completed + q.Rejected; done > 0 {
+		avgMin = float64(q.DecisionMs) / float64(done) / 60_000
 		speed = 100 * max(0, 1-avgMin/60/24)
 	}
 	s.AcceptanceRate = round(acceptance, 2)

@@ -95,6 +95,10 @@ func (a *Actor) execute(m *Execute) any {
 	}
 	if completes {
 		next.Status, next.CompletedAt = Completed, &now
+		next.Decision = act.completionDecision()
+		if chain != nil && chain.Status != ChainInProgress {
+			next.Decision = chain.Status
+		}
 	}
 
 	who := auditActor(actorID, m.Agent)
@@ -114,8 +118,11 @@ func (a *Actor) execute(m *Execute) any {
 		"action_id": act.ActionID, "action_label": act.Label, "comment": commentVal, "form_data": formVal,
 		"page_state": map[string]any{"previous": prev, "current": next.Status},
 	})
-	if decision != "" {
+	switch {
+	case decision != "":
 		executed.Data["decision"] = decision
+	case completes:
+		executed.Data["decision"] = next.Decision
 	}
 	executed.Actor = person
 	entries := []audit.Entry{audit.New("action.executed", who, a.id, now, map[string]any{"action_id": act.ActionID, "label": act.Label, "comment": req.Comment})}
@@ -137,8 +144,8 @@ func (a *Actor) execute(m *Execute) any {
 		entries = append(entries, audit.New("approval.chain_completed", "system", a.id, now, map[string]any{"final_decision": chain.Status}))
 	}
 	if completes {
-		entries = append(entries, audit.New("page.completed", "system", a.id, now, map[string]any{"action_id": act.ActionID}))
-		events = append(events, a.event("page.completed", now, map[string]any{"actionId": act.ActionID}))
+		entries = append(entries, audit.New("page.completed", "system", a.id, now, map[string]any{"action_id": act.ActionID, "decision": next.Decision}))
+		events = append(events, a.event("page.completed", now, map[string]any{"actionId": act.ActionID, "decision": next.Decision}))
 	}
 	if err := a.apply(next, entries, events); err != nil {
 		return err

@@ -234,19 +234,49 @@ func setChain(p *Page, raw json.RawMessage) ([]string, error) {
 	return warnings, nil
 }
 
-// decision is what executing the action decides: its decision field, else approve
-// approves and reject rejects; any other action is neutral ("").
+// decision is the polarity of executing the action: its decision field when given;
+// else approve/approved/accept approve, and reject/deny/decline (any case) or the
+// style danger reject; any other action is neutral (""): in an approval chain it
+// decides no step. A neutral action that completes a page without a chain approves
+// (completionDecision).
 func (a Action) decision() string {
 	if a.Decision != "" {
 		return a.Decision
 	}
-	switch a.ActionID {
-	case "approve":
+	switch strings.ToLower(a.ActionID) {
+	case "approve", "approved", "accept":
 		return DecisionApproved
-	case "reject":
+	case "reject", "rejected", "deny", "decline":
+		return DecisionRejected
+	}
+	if a.Style == "danger" {
 		return DecisionRejected
 	}
 	return ""
+}
+
+// completionDecision is what a page completed by executing a decides, when no
+// approval chain decides it: the action's polarity, approving when neutral.
+func (a Action) completionDecision() string {
+	if d := a.decision(); d != "" {
+		return d
+	}
+	return DecisionApproved
+}
+
+// normalizeDecision reads an action's declared decision: "approve"/"reject" (the
+// words an agent writes) or "approved"/"rejected" (the outcome); ok is false for
+// anything else.
+func normalizeDecision(d string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(d)) {
+	case "":
+		return "", true
+	case "approve", "approved":
+		return DecisionApproved, true
+	case "reject", "rejected":
+		return DecisionRejected, true
+	}
+	return "", false
 }
 
 func assigned(s ChainStep, identity string) bool {

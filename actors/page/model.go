@@ -51,8 +51,12 @@ type Page struct {
 	RevokedAt     *time.Time      `json:"revoked_at,omitempty"`
 	RevokeReason  string          `json:"revoke_reason,omitempty"`
 	CompletedAt   *time.Time      `json:"completed_at,omitempty"`
-	Executions    []Execution     `json:"executions,omitempty"`
-	Stats         Stats           `json:"stats"`
+	// Decision is what completing the page decided: approved or rejected (the
+	// approval chain's final decision, else the polarity of the action that
+	// completed it); empty until the page completes.
+	Decision   string      `json:"decision,omitempty"`
+	Executions []Execution `json:"executions,omitempty"`
+	Stats      Stats       `json:"stats"`
 
 	// Counters of the page's comments, files and unique viewers (comments.go, files.go,
 	// views.go); the records themselves live in their own buckets. *Seq numbers the
@@ -62,6 +66,11 @@ type Page struct {
 	FileSeq       uint64 `json:"file_seq,omitempty"`
 	FileCount     int    `json:"file_count,omitempty"`
 	UniqueViewers int    `json:"unique_viewers,omitempty"`
+	// FileBytes is the size of the page's completed files; Uploads are the uploads
+	// presigned and not yet completed (files.go). Both count against the page's file
+	// count and byte budget, so presigning without completing cannot store more.
+	FileBytes int64    `json:"file_bytes,omitempty"`
+	Uploads   []Upload `json:"uploads,omitempty"`
 
 	// Approval is the approval chain's state (approval.go); ApprovalChain holds its
 	// status view as shown on the page object.
@@ -76,8 +85,9 @@ type Action struct {
 	ActionID string `json:"action_id"`
 	Label    string `json:"label"`
 	Style    string `json:"style,omitempty"`
-	// Decision is what executing the action decides in an approval chain: approved,
-	// rejected, or empty (approve approves, reject rejects, others are neutral).
+	// Decision is the polarity an agent declares for the action ("approve" or
+	// "reject" on the wire; stored as approved/rejected). Without it the polarity is
+	// inferred (Action.decision).
 	Decision string `json:"decision,omitempty"`
 }
 
@@ -118,6 +128,7 @@ func (p *Page) clone() *Page {
 	c.Actions = append([]Action(nil), p.Actions...)
 	c.Access.AllowedIdentities = append([]Identity(nil), p.Access.AllowedIdentities...)
 	c.Executions = append([]Execution(nil), p.Executions...)
+	c.Uploads = append([]Upload(nil), p.Uploads...)
 	return &c
 }
 

@@ -154,11 +154,13 @@ func checkDelivery(p *Page, req *Request, lim Limits) ([]string, error) {
 	var warnings []string
 	if req.Actions != nil {
 		for i, a := range p.Actions {
-			if a.Decision != "" && a.Decision != DecisionApproved && a.Decision != DecisionRejected {
-				e := fault.Field(fmt.Sprintf("actions[%d].decision", i), "enum", "actions[%d].decision must be approved or rejected", i)
-				e.Details["allowed"] = []string{DecisionApproved, DecisionRejected}
+			d, ok := normalizeDecision(a.Decision)
+			if !ok {
+				e := fault.Field(fmt.Sprintf("actions[%d].decision", i), "enum", "actions[%d].decision must be approve or reject", i)
+				e.Details["allowed"] = []string{"approve", "reject"}
 				return nil, e
 			}
+			p.Actions[i].Decision = d
 		}
 	}
 	if req.OnAction != nil && !isNull(req.OnAction) {
@@ -228,8 +230,8 @@ func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]
 	if len(oa.HMACSecret) > maxSecret {
 		return nil, limitErr("on_action.hmac_secret", "max_length", maxSecret, "on_action.hmac_secret has at most %d characters", maxSecret)
 	}
-	if err := checkSecret("on_action.hmac_secret", oa.HMACSecret); err != nil {
-		return nil, err
+	if w := secretWarning("on_action.hmac_secret", oa.HMACSecret); w != "" {
+		warnings = append(warnings, w)
 	}
 	if len(oa.Events) > len(KnownEvents) {
 		return nil, limitErr("on_action.events", "max_items", len(KnownEvents), "on_action.events names at most %d event types", len(KnownEvents))
@@ -280,16 +282,19 @@ func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]
 	return warnings, nil
 }
 
-// checkSecret accepts any secret; one in the Standard Webhooks form whsec_<base64>
-// must decode, since its bytes are the webhook-signature key.
-func checkSecret(field, s string) error {
-	if !strings.HasPrefix(s, "whsec_") {
-		return nil
+// secretWarning: any string is a valid secret (the specification's
+// X-Service-Signature keys HMAC with its bytes). One that looks like the Standard
+// Webhooks form whsec_<base64> but does not decode draws a warning, because its
+// webhook-signature is then keyed with the string's own bytes, not decoded ones.
+func secretWarning(field, s string) string {
+	rest, ok := strings.CutPrefix(s, "whsec_")
+	if !ok {
+		return ""
 	}
-	if _, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, "whsec_")); err != nil {
-		return fault.Field(field, "format", "%s starts with whsec_ but the rest is not base64", field)
+	if _, err := base64.StdEncoding.DecodeString(rest); err != nil {
+		return field + ": starts with whsec_ but the rest is not base64; webhook-signature is keyed with the whole string's bytes, X-Service-Signature as always"
 	}
-	return nil
+	return ""
 }
 
 func checkNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
@@ -316,8 +321,8 @@ func checkNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
 		if len(c.Secret) > maxSecret {
 			return nil, limitErr(at+".secret", "max_length", maxSecret, "%s.secret has at most %d characters", at, maxSecret)
 		}
-		if err := checkSecret(at+".secret", c.Secret); err != nil {
-			return nil, err
+		if w := secretWarning(at+".secret", c.Secret); w != "" {
+			warnings = append(warnings, w)
 		}
 		switch c.Type {
 		case "email":

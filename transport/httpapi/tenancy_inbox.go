@@ -23,6 +23,7 @@ type inboxEntryView struct {
 	Priority   string    `json:"priority"`
 	CreatedAt  time.Time `json:"createdAt"`
 	PageStatus string    `json:"pageStatus"`
+	Decision   *string   `json:"decision"` // approved or rejected once the page completed, else null
 }
 
 var inboxStatuses = map[string]bool{inbox.Unread: true, inbox.Read: true, inbox.Archived: true}
@@ -65,7 +66,7 @@ func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, _ httprouter.
 	out := make([]inboxEntryView, len(entries))
 	for i, e := range entries {
 		out[i] = inboxEntryView{ID: e.ID, PageID: e.PageID, Title: e.Title, PageType: e.PageType, Status: e.Status,
-			Starred: e.Starred, Priority: e.Priority, CreatedAt: e.CreatedAt, PageStatus: e.EffectivePageStatus(now)}
+			Starred: e.Starred, Priority: e.Priority, CreatedAt: e.CreatedAt, PageStatus: e.EffectivePageStatus(now), Decision: optString(e.Decision)}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"entries": out, "total": total, "limit": limit, "offset": offset})
 }

@@ -27,6 +27,7 @@ type pageView struct {
 	ExpiresAt     *time.Time      `json:"expires_at"`
 	RevokedAt     *time.Time      `json:"revoked_at,omitempty"`
 	CompletedAt   *time.Time      `json:"completed_at,omitempty"`
+	Decision      *string         `json:"decision"` // approved or rejected once completed, else null
 	Version       int             `json:"version"`
 	Livemode      bool            `json:"livemode"`
 	Blocks        []blocks.Block  `json:"blocks"`
@@ -46,7 +47,7 @@ func (s *Server) view(p *page.Page) pageView {
 		PageID: p.ID, PageURL: s.pageURL(p.ID), ShortURL: s.shortURL(p.ShortCode),
 		Status: page.EffectiveStatus(p, s.now()), PageType: p.PageType, Title: p.Title, Summary: p.Summary,
 		Priority: p.Priority, Tags: p.Tags, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
-		PublishedAt: p.PublishedAt, ExpiresAt: p.ExpiresAt, RevokedAt: p.RevokedAt, CompletedAt: p.CompletedAt,
+		PublishedAt: p.PublishedAt, ExpiresAt: p.ExpiresAt, RevokedAt: p.RevokedAt, CompletedAt: p.CompletedAt, Decision: optString(p.Decision),
 		Version: p.Version, Livemode: p.Livemode, Blocks: p.Blocks, Actions: p.Actions, Access: p.Access,
 		Notify: redactChannelSecrets(p.Notify), OnAction: redactSecret(p.OnAction), ApprovalChain: nullRaw(p.ApprovalChain), Stats: p.Stats,
 	}
@@ -69,7 +70,12 @@ func nullRaw(r json.RawMessage) json.RawMessage {
 	return r
 }
 
-// redactSecret never echoes the callback signing secret back.
+// Secrets are write-only: a read of the page shows that a callback signing secret,
+// a custom header or a channel secret is set, never its value (a receiver's
+// `Authorization: Bearer …` must not leak to whoever reads the page through the API).
+const redacted = "[redacted]"
+
+// redactSecret shows on_action with its signing secret and header values redacted.
 func redactSecret(r json.RawMessage) json.RawMessage {
 	if len(r) == 0 {
 		return json.RawMessage("null")
@@ -78,15 +84,13 @@ func redactSecret(r json.RawMessage) json.RawMessage {
 	if json.Unmarshal(r, &m) != nil {
 		return json.RawMessage("null")
 	}
-	if _, ok := m["hmac_secret"]; ok {
-		m["hmac_secret"] = "[redacted]"
-	}
+	redactFields(m)
 	b, _ := json.Marshal(m)
 	return b
 }
 
-// redactChannelSecrets never echoes a notification channel's secret (a webhook
-// channel's signing secret) back; the rest of notify is returned as stored.
+// redactChannelSecrets shows notify with every channel's secret and header values
+// redacted; the rest is returned as stored.
 func redactChannelSecrets(r json.RawMessage) json.RawMessage {
 	if len(r) == 0 {
 		return json.RawMessage("null")
@@ -97,18 +101,26 @@ func redactChannelSecrets(r json.RawMessage) json.RawMessage {
 	}
 	chans, _ := m["channels"].([]any)
 	for _, c := range chans {
-		ch, ok := c.(map[string]any)
-		if !ok {
-			continue
-		}
-		for _, k := range []string{"secret", "hmac_secret"} {
-			if _, ok := ch[k]; ok {
-				ch[k] = "[redacted]"
-			}
+		if ch, ok := c.(map[string]any); ok {
+			redactFields(ch)
 		}
 	}
 	b, _ := json.Marshal(m)
 	return b
+}
+
+// redactFields replaces the values of secret members of one settings object.
+func redactFields(m map[string]any) {
+	for _, k := range []string{"secret", "hmac_secret"} {
+		if _, ok := m[k]; ok {
+			m[k] = redacted
+		}
+	}
+	if h, ok := m["headers"].(map[string]any); ok {
+		for name := range h {
+			h[name] = redacted
+		}
+	}
 }
 
 func warningsOrEmpty(w []string) []string {

@@ -45,7 +45,7 @@ func TestActionCallbackIsSignedAndHasTheSpecFields(t *testing.T) {
 		t.Errorf("timestamp %v: %v", body["timestamp"], err)
 	}
 	data := body["data"].(map[string]any)
-	want := map[string]any{"action_id": "approve", "action_label": "Approve", "comment": "LGTM", "form_data": nil}
+	want := map[string]any{"action_id": "approve", "action_label": "Approve", "decision": "approved", "comment": "LGTM", "form_data": nil}
 	if len(data) != len(want) {
 		t.Errorf("data = %v, want exactly the keys of %v", data, want)
 	}

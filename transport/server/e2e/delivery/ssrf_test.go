@@ -89,7 +89,6 @@ func TestOnActionValidation(t *testing.T) {
 		{map[string]any{"default_url": "https://example.com", "retry": map[string]any{"backoff": "random"}}, "on_action.retry.backoff"},
 		{map[string]any{"default_url": "https://example.com", "retry": map[string]any{"initial_delay_seconds": 0}}, "on_action.retry.initial_delay_seconds"},
 		{map[string]any{"default_url": "https://example.com", "hmac_secret": strings.Repeat("s", 257)}, "on_action.hmac_secret"},
-		{map[string]any{"default_url": "https://example.com", "hmac_secret": "whsec_!!!"}, "on_action.hmac_secret"},
 		{map[string]any{"default_url": "https://example.com", "events": "action.executed"}, "on_action.events"},
 	}
 	for _, c := range bad {
@@ -106,6 +105,22 @@ func TestOnActionValidation(t *testing.T) {
 	pg := e.Must(200, "GET", "/v1/pages/"+m["pageId"].(string), key, nil)
 	if pg["on_action"].(map[string]any)["hmac_secret"] != "[redacted]" {
 		t.Errorf("the secret is echoed: %v", pg["on_action"])
+	}
+
+	// Any string is a secret (X-Service-Signature keys HMAC with its bytes): a
+	// whsec_ one that is not base64 is accepted, with a warning about the Standard
+	// Webhooks signature. Custom header values are write-only like the secret.
+	ws := publish(e, key, map[string]any{"on_action": map[string]any{"default_url": "https://example.com/h", "hmac_secret": "whsec_!!!",
+		"headers": map[string]any{"Authorization": "Bearer receiver-t0ken", "X-Team": "payments"}}})
+	if w := warnings(ws); len(w) != 1 || !strings.Contains(w[0], "whsec_") {
+		t.Errorf("warnings for a whsec_ secret that is not base64: %v", w)
+	}
+	r := e.Do("GET", "/v1/pages/"+ws["pageId"].(string), key, nil)
+	if strings.Contains(string(r.Body), "receiver-t0ken") || strings.Contains(string(r.Body), "payments") {
+		t.Errorf("a custom header value is echoed: %s", r.Body)
+	}
+	if h := e.Must(200, "GET", "/v1/pages/"+ws["pageId"].(string), key, nil)["on_action"].(map[string]any)["headers"].(map[string]any); h["Authorization"] != "[redacted]" || h["X-Team"] != "[redacted]" {
+		t.Errorf("headers as read back: %v", h)
 	}
 
 	// A webhook notification channel's secret is never echoed either, on any read.

@@ -10,7 +10,7 @@ import (
 // craftHistory builds, with exact times, a tenant's history ending at T:
 //
 //	T-35d  P1 published, approved 10 h later
-//	T-20d  P2, P3, P4 published; P3 revoked 1 h later, P2 approved 2 h later, P4 stays active
+//	T-20d  P2, P3, P4 published; P3 revoked 1 h later, P2 rejected 2 h later, P4 stays active
 //	T-3d   P5, P6 published, P7 drafted; P5 approved 4 h later, P6 stays active
 func craftHistory(t *testing.T, e *servertest.Env, clk *servertest.Clock, key string) {
 	t.Helper()
@@ -26,7 +26,7 @@ func craftHistory(t *testing.T, e *servertest.Env, clk *servertest.Clock, key st
 	clk.Advance(time.Hour)
 	e.Must(200, "POST", "/v1/pages/"+p3+"/revoke", key, map[string]any{"reason": "wrong target"})
 	clk.Advance(time.Hour)
-	e.Must(200, "POST", "/v1/pages/"+p2+"/actions/reject", key, nil) // any action completes the page
+	e.Must(200, "POST", "/v1/pages/"+p2+"/actions/reject", key, nil) // completes the page, rejected
 
 	clk.Advance(17*24*time.Hour - 2*time.Hour) // T-3d
 	p5 := e.Publish(key, nil)
@@ -52,9 +52,9 @@ func TestDashboardArithmeticOnACraftedHistory(t *testing.T) {
 		metrics       map[string]float64
 	}{
 		{"?period=7d", "7d", map[string]float64{"total_pages": 3, "active_pages": 1, "completed_pages": 1, "avg_resolution_time_hours": 4, "approval_rate": 1}},
-		{"?period=30d", "30d", map[string]float64{"total_pages": 6, "active_pages": 2, "completed_pages": 2, "avg_resolution_time_hours": 3, "approval_rate": 0.6667}},
-		{"", "30d", map[string]float64{"total_pages": 6, "active_pages": 2, "completed_pages": 2, "avg_resolution_time_hours": 3, "approval_rate": 0.6667}},
-		{"?period=all", "all", map[string]float64{"total_pages": 7, "active_pages": 2, "completed_pages": 3, "avg_resolution_time_hours": 5.33, "approval_rate": 0.75}},
+		{"?period=30d", "30d", map[string]float64{"total_pages": 6, "active_pages": 2, "completed_pages": 2, "avg_resolution_time_hours": 3, "approval_rate": 0.3333}},
+		{"", "30d", map[string]float64{"total_pages": 6, "active_pages": 2, "completed_pages": 2, "avg_resolution_time_hours": 3, "approval_rate": 0.3333}},
+		{"?period=all", "all", map[string]float64{"total_pages": 7, "active_pages": 2, "completed_pages": 3, "avg_resolution_time_hours": 5.33, "approval_rate": 0.5}},
 	} {
 		m := e.Must(200, "GET", "/v1/tenant/dashboard"+c.query, key, nil)
 		if m["period"] != c.period {
@@ -84,19 +84,20 @@ func TestDashboardArithmeticOnACraftedHistory(t *testing.T) {
 }
 
 // TestQualityScoreArithmeticOnACraftedHistory: 3 completed (10 h, 2 h, 4 h from
-// publish), 1 revoked, 2 active, 1 draft:
+// publish; the 2 h one rejected), 1 revoked, 2 active, 1 draft. A rejection is not
+// an acceptance:
 //
-//	acceptanceRate = 3 / 4 × 100 = 75
+//	acceptanceRate = 2 approved / 4 decided × 100 = 50
 //	avg decision   = 16 h / 3 = 320 min; speed = 100 × (1 − 5.333/24) = 77.78
-//	score          = 0.7 × 75 + 0.3 × 77.78 = 75.83
+//	score          = 0.7 × 50 + 0.3 × 77.78 = 58.33
 func TestQualityScoreArithmeticOnACraftedHistory(t *testing.T) {
 	T := time.Date(2025, 7, 11, 0, 0, 0, 0, time.UTC)
 	e, clk := start(t, T.Add(-35*24*time.Hour))
 	key, tenantID := e.Register("quality")
 	craftHistory(t, e, clk, key)
 	got := e.Must(200, "GET", "/v1/quality-score", key, nil)
-	want := map[string]any{"tenantId": tenantID, "totalPages": 7.0, "totalDecisions": 4.0, "acceptanceRate": 75.0,
-		"avgDecisionTimeMinutes": 320.0, "score": 75.83, "period": "last_100_pages"}
+	want := map[string]any{"tenantId": tenantID, "totalPages": 7.0, "totalDecisions": 4.0, "acceptanceRate": 50.0,
+		"avgDecisionTimeMinutes": 320.0, "score": 58.33, "period": "last_100_pages"}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("quality %s = %v, want %v", k, got[k], v)
