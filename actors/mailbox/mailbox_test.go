@@ -164,7 +164,8 @@ type recorder struct {
 	refuse bool
 }
 
-func (r *recorder) Close() {}
+func (r *recorder) Close()          {}
+func (r *recorder) End(*page.Frame) {}
 
 func (r *recorder) Send(f *page.Frame) bool {
 	r.mu.Lock()

@@ -29,6 +29,22 @@ type Deps struct {
 	// Outlets consume the events of every committed change (see Outlet).
 	Outlets []Outlet
 	Log     *slog.Logger
+	// Files are the upload limits (zero: DefaultFileLimits).
+	Files FileLimits
+}
+
+func (d *Deps) files() FileLimits {
+	f := d.Files
+	if f.MaxBytes <= 0 {
+		f.MaxBytes = DefaultFileLimits.MaxBytes
+	}
+	if f.Budget <= 0 {
+		f.Budget = DefaultFileLimits.Budget
+	}
+	if f.UploadTTL <= 0 {
+		f.UploadTTL = DefaultFileLimits.UploadTTL
+	}
+	return f
 }
 
 // Actor owns one page. It handles one message at a time; every command follows
@@ -194,7 +210,16 @@ func (a *Actor) applyWith(next *Page, entries []audit.Entry, events []Event, ext
 	if err := commit(a.deps, a.page, next, entries, events, false, extra); err != nil {
 		return err
 	}
+	prev := a.page
 	a.page = next
+	if a.subs.live() {
+		switch {
+		case next.Status != prev.Status && next.Status == Revoked:
+			a.recheck("page_revoked")
+		case next.Access.Mode != prev.Access.Mode || next.Status != prev.Status:
+			a.recheck("access_changed")
+		}
+	}
 	a.publish(next, events)
 	return nil
 }

@@ -2,6 +2,7 @@ package page
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -29,10 +30,33 @@ const (
 
 // File limits.
 const (
-	MaxFiles         = 100 // per page
+	MaxFiles         = 100 // per page, presigned uploads included
 	MaxFilenameChars = 200
 	MaxMimeChars     = 127
 )
+
+// FileLimits are the node's upload settings (flags).
+type FileLimits struct {
+	// MaxBytes is the largest file (--max-upload, 25 MiB).
+	MaxBytes int64
+	// Budget is the most bytes one page holds in files, completed and presigned
+	// (--page-upload-budget, 100 MiB).
+	Budget int64
+	// UploadTTL is how long a presigned upload may take to complete (10 minutes);
+	// until then it holds its place in the page's count and budget.
+	UploadTTL time.Duration
+}
+
+// DefaultFileLimits are the documented defaults.
+var DefaultFileLimits = FileLimits{MaxBytes: 25 << 20, Budget: 100 << 20, UploadTTL: 10 * time.Minute}
+
+// Upload is a presigned upload not completed yet: it reserves its size in the
+// page's budget until it completes or Expires.
+type Upload struct {
+	Key     string    `json:"key"`
+	Size    int64     `json:"size"`
+	Expires time.Time `json:"expires"`
+}
 
 // File is one stored file record.
 type File struct {
@@ -59,16 +83,17 @@ type FileRequest struct {
 	StorageKey *string `json:"storage_key"`
 }
 
-// PresignFile checks that v may upload to the page and names the storage key; the
-// transport signs the upload address. MaxBytes is the upload limit.
+// PresignFile checks that v may upload to the page, reserves the file's place in
+// the page's count and byte budget, and names the storage key; the transport signs
+// the upload address until ExpiresAt.
 type PresignFile struct {
 	Viewer
-	Req      *FileRequest
-	MaxBytes int64
+	Req *FileRequest
 }
 
 // Presigned answers PresignFile.
 type Presigned struct {
+	ExpiresAt  time.Time
 	StorageKey string
 	Filename   string
 	MimeType   string
@@ -225,6 +250,7 @@ func (a *Actor) presign(m *PresignFile) any {
 	if err != nil {
 		return err
 	}
+	lim := a.deps.files()
 	if req.Filename == nil || strings.TrimSpace(*req.Filename) == "" {
 		return fault.Field("filename", "required", "filename is required")
 	}
@@ -237,21 +263,70 @@ func (a *Actor) presign(m *PresignFile) any {
 	if *req.SizeBytes < 0 {
 		return fault.Field("size_bytes", "minimum", "size_bytes must not be negative")
 	}
-	if *req.SizeBytes > m.MaxBytes {
-		e := fault.Field("size_bytes", "maximum", "files are at most %d bytes", m.MaxBytes)
-		e.Details["limit"] = m.MaxBytes
+	if *req.SizeBytes > lim.MaxBytes {
+		e := fault.Field("size_bytes", "maximum", "files are at most %d bytes", lim.MaxBytes)
+		e.Details["limit"] = lim.MaxBytes
 		return e
 	}
 	mime, by, typ, err := a.fileMeta(m.Viewer, req)
 	if err != nil {
 		return err
 	}
-	if a.page.FileCount >= MaxFiles {
-		return fault.New(fault.Conflict, "the page has the most files it can hold", map[string]any{"status": a.page.Status, "constraint": "max_files", "limit": MaxFiles})
+	now := a.deps.Now().UTC()
+	next := a.page.clone()
+	next.Uploads = liveUploads(next.Uploads, now)
+	if err := roomFor(next, *req.SizeBytes, lim, ""); err != nil {
+		return err
 	}
 	name := SanitizeFilename(*req.Filename)
-	key := a.keyPrefix() + strconv.FormatInt(a.deps.Now().UnixMilli(), 10) + "_" + name
-	return &Presigned{StorageKey: key, Filename: name, MimeType: mime, SizeBytes: *req.SizeBytes, UploadedBy: by, UploadType: typ}
+	key := a.keyPrefix() + strconv.FormatInt(now.UnixMilli(), 10) + "_" + name
+	for _, u := range next.Uploads {
+		if u.Key == key {
+			return fault.New(fault.Conflict, "an upload of this file name was presigned this very millisecond; presign again",
+				map[string]any{"status": a.page.Status, "storage_key": key})
+		}
+	}
+	exp := now.Add(lim.UploadTTL)
+	next.Uploads = append(next.Uploads, Upload{Key: key, Size: *req.SizeBytes, Expires: exp})
+	if err := a.apply(next, nil, nil); err != nil {
+		return err
+	}
+	return &Presigned{ExpiresAt: exp, StorageKey: key, Filename: name, MimeType: mime, SizeBytes: *req.SizeBytes, UploadedBy: by, UploadType: typ}
+}
+
+// liveUploads drops the presigned uploads whose time is up (their bytes, if any
+// came, are orphans for the sweep).
+func liveUploads(us []Upload, now time.Time) []Upload {
+	out := us[:0]
+	for _, u := range us {
+		if now.Before(u.Expires) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// roomFor checks that p can take one more file of size bytes: completed files and
+// presigned uploads (except the one named by completing, which is already counted)
+// stay within MaxFiles and the page's byte budget. A full page is 409 naming the
+// limit.
+func roomFor(p *Page, size int64, lim FileLimits, completing string) error {
+	files, bytes := p.FileCount, p.FileBytes
+	for _, u := range p.Uploads {
+		if u.Key != completing {
+			files++
+			bytes += u.Size
+		}
+	}
+	if files >= MaxFiles {
+		return fault.New(fault.Conflict, "the page has the most files it can hold (presigned uploads included)",
+			map[string]any{"status": p.Status, "constraint": "max_files", "limit": MaxFiles})
+	}
+	if bytes+size > lim.Budget {
+		return fault.New(fault.Conflict, fmt.Sprintf("the page's files would exceed its budget of %d bytes (presigned uploads included)", lim.Budget),
+			map[string]any{"status": p.Status, "constraint": "page_upload_budget", "limit": lim.Budget, "used": bytes})
+	}
+	return nil
 }
 
 // ownKey tells whether key is a storage key this page could have issued.
@@ -294,9 +369,6 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 		}
 		name = SanitizeFilename(*req.Filename)
 	}
-	if a.page.FileCount >= MaxFiles {
-		return fault.New(fault.Conflict, "the page has the most files it can hold", map[string]any{"status": a.page.Status, "constraint": "max_files", "limit": MaxFiles})
-	}
 	var taken bool
 	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
 		taken = tx.Get(bucketFileKeys, []byte(key)) != nil
@@ -307,8 +379,19 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 	}
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
+	next.Uploads = liveUploads(next.Uploads, now)
+	if err := roomFor(next, m.Size, a.deps.files(), key); err != nil {
+		return err
+	}
+	for i, u := range next.Uploads {
+		if u.Key == key {
+			next.Uploads = append(next.Uploads[:i], next.Uploads[i+1:]...)
+			break
+		}
+	}
 	next.FileSeq++
 	next.FileCount++
+	next.FileBytes += m.Size
 	f := &File{V: 1, ID: ids.New("file"), PageID: a.id, Seq: next.FileSeq, Filename: name, MimeType: mime, SizeBytes: m.Size,
 		StorageKey: key, UploadedBy: by, UploadType: typ, CreatedAt: now}
 	entry := audit.New("file.uploaded", actorOf(m.Viewer, by), a.id, now, map[string]any{"file_id": f.ID, "filename": f.Filename, "size_bytes": f.SizeBytes})
@@ -397,6 +480,7 @@ func (a *Actor) deleteFile(m *DeleteFile) any {
 	if next.FileCount > 0 {
 		next.FileCount--
 	}
+	next.FileBytes = max(next.FileBytes-f.SizeBytes, 0)
 	entry := audit.New("file.deleted", m.Agent, a.id, now, map[string]any{"file_id": f.ID, "filename": f.Filename})
 	ev := a.event("file.deleted", now, map[string]any{"fileId": f.ID, "filename": f.Filename})
 	del := func(tx *persistence.Tx) error {

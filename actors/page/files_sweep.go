@@ -7,10 +7,11 @@ import (
 	"folio/persistence"
 )
 
-// OrphanGrace is how long uploaded bytes may wait for their `complete`: a blob
-// older than this that no file record names is swept. Upload addresses are valid
-// for 15 minutes, so an honest client completes well within it.
-const OrphanGrace = time.Hour
+// OrphanGrace is how long uploaded bytes may wait for their `complete` beyond the
+// upload's own time (FileLimits.UploadTTL): a blob older than both that no file
+// record names is swept. By then its reservation has expired, so it no longer
+// counts against the page and can never be completed.
+const OrphanGrace = 5 * time.Minute
 
 // SweepOrphanBlobs removes blobs that no file record names and that are older than
 // grace: uploads never completed (anyone holding a public page's link can presign
@@ -52,7 +53,7 @@ func SweepOrphanBlobs(store *persistence.Store, blobs *persistence.Blobs, now ti
 func RunBlobSweep(d *Deps, blobs *persistence.Blobs, every time.Duration, stop <-chan struct{}) {
 	periodic.Run(every, stop, func() {
 		// Wall-clock time, not d.Now: blob ages come from file modification times.
-		n, err := SweepOrphanBlobs(d.Store, blobs, time.Now(), OrphanGrace)
+		n, err := SweepOrphanBlobs(d.Store, blobs, time.Now(), d.files().UploadTTL+OrphanGrace)
 		if err != nil && d.Log != nil {
 			d.Log.Error("files: orphan blob sweep", "err", err)
 		} else if n > 0 && d.Log != nil {

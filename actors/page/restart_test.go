@@ -19,6 +19,7 @@ type closingSub struct {
 func (s *closingSub) Send(*Frame) bool { return true }
 func (s *closingSub) Close()           { s.mu.Lock(); s.closed = true; s.mu.Unlock() }
 func (s *closingSub) isClosed() bool   { s.mu.Lock(); defer s.mu.Unlock(); return s.closed }
+func (s *closingSub) End(*Frame)       { s.Close() }
 
 // explode is a public command whose handling panics, as a bug in any command would.
 type explode struct{}

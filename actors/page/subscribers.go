@@ -22,10 +22,20 @@ import (
 // gone or too far behind, after which the page forgets it. Close ends the client's
 // stream (idempotent, non-blocking): an actor that restarts or stops closes its
 // subscribers, whose clients reconnect (agents replay), instead of leaving them
-// attached to an incarnation that will never send again.
+// attached to an incarnation that will never send again. End writes final (a
+// `reset` saying why) and then closes: for a client whose access ended (the page
+// turned private or was revoked, its key was deleted), which must not reconnect
+// blindly and must receive nothing more.
 type Subscriber interface {
 	Send(f *Frame) bool
 	Close()
+	End(final *Frame)
+}
+
+// AccessEnded is the last frame of a stream whose access ended: reason is one of
+// "page_revoked", "access_changed", "credential_revoked".
+func AccessEnded(reason string) *Frame {
+	return ControlFrame("reset", map[string]any{"type": "reset", "data": map[string]any{"reason": reason}})
 }
 
 // Frame is one event encoded once for every stream: JSON is the payload (the SSE
@@ -229,6 +239,7 @@ func PublicFrameOfPayload(seq uint64, payload []byte) (f *Frame, ok bool) {
 type Viewer struct {
 	TenantID string
 	Agent    string
+	KeyID    string // the API key presented (its deletion ends what it opened)
 }
 
 // owns tells whether v holds an API key of the page's tenant.
@@ -290,7 +301,7 @@ func (m *Subscribe) run(a *Actor) any {
 	if m.Sub == nil {
 		return fault.New(fault.Invalid, "no subscriber", nil)
 	}
-	a.subs.add(m.Sub, m.Comments)
+	a.subs.add(m.Sub, m.Comments, m.Viewer)
 	return &Subscribed{PageID: a.id, TenantID: a.page.TenantID, Status: a.page.Status}
 }
 
@@ -309,6 +320,7 @@ type subscribers struct {
 type subscription struct {
 	sub      Subscriber
 	comments bool
+	viewer   Viewer // who subscribed: access is checked again whenever it may have changed
 }
 
 func (s *subscribers) live() bool { return len(s.list) > 0 }
@@ -321,16 +333,16 @@ func (s *subscribers) closeAll() {
 	s.list, s.at = nil, nil
 }
 
-func (s *subscribers) add(sub Subscriber, comments bool) {
+func (s *subscribers) add(sub Subscriber, comments bool, v Viewer) {
 	if s.at == nil {
 		s.at = map[Subscriber]int{}
 	}
 	if i, ok := s.at[sub]; ok {
-		s.list[i].comments = comments
+		s.list[i].comments, s.list[i].viewer = comments, v
 		return
 	}
 	s.at[sub] = len(s.list)
-	s.list = append(s.list, subscription{sub: sub, comments: comments})
+	s.list = append(s.list, subscription{sub: sub, comments: comments, viewer: v})
 }
 
 func (s *subscribers) remove(sub Subscriber) {
@@ -346,6 +358,24 @@ func (s *subscribers) remove(sub Subscriber) {
 	s.list[last] = subscription{}
 	s.list = s.list[:last]
 	delete(s.at, sub)
+}
+
+// recheck applies the page's access policy again to every live subscriber after a
+// change of access mode or status (a page turned authenticated, a revoke): whoever
+// may no longer read the page gets a final reset naming why and is dropped, before
+// the change's own events go out. Access is checked when data is used, not only
+// when the stream was opened.
+func (a *Actor) recheck(reason string) {
+	var ended []Subscriber
+	for _, s := range a.subs.list {
+		if a.visible(s.viewer) != nil {
+			s.sub.End(AccessEnded(reason))
+			ended = append(ended, s.sub)
+		}
+	}
+	for _, s := range ended {
+		a.subs.remove(s)
+	}
 }
 
 // fanout hands committed events to the page's live subscribers: each event is

@@ -13,7 +13,8 @@ type fakeSub struct {
 	refuse bool
 }
 
-func (f *fakeSub) Close() {}
+func (f *fakeSub) Close()     {}
+func (f *fakeSub) End(*Frame) {}
 
 func (f *fakeSub) Send(fr *Frame) bool {
 	if f.refuse {
@@ -95,9 +96,9 @@ func TestSealedEventKeepsItsPayloadWhenTheLogNumbersIt(t *testing.T) {
 func TestFanoutFiltersAndDropsRefusingSubscribers(t *testing.T) {
 	a := &Actor{id: "pg_1", page: &Page{ID: "pg_1", TenantID: "t"}}
 	all, comments, slow := &fakeSub{}, &fakeSub{}, &fakeSub{refuse: true}
-	a.subs.add(all, false)
-	a.subs.add(comments, true)
-	a.subs.add(slow, false)
+	a.subs.add(all, false, Viewer{})
+	a.subs.add(comments, true, Viewer{})
+	a.subs.add(slow, false, Viewer{})
 	now := time.Now()
 	a.fanout([]Event{
 		{Type: "comment.added", PageID: "pg_1", At: now},

@@ -158,7 +158,7 @@ func (a *Actor) deleteKey(msg *DeleteKey) any {
 	if err != nil {
 		return err
 	}
-	a.deps.Keyring.Forget(lookup) // before the reply: the next request is refused
+	a.deps.Keyring.Forget(lookup, msg.KeyID) // before the reply: the next request is refused
 	return nil
 }
 

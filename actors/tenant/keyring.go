@@ -21,6 +21,9 @@ type Keyring struct {
 	usedMu sync.Mutex
 	used   map[string]time.Time // keyId -> last use not yet flushed
 	seen   map[string]time.Time // keyId -> last use (flushed or not)
+
+	watchMu  sync.Mutex
+	watchers map[string]map[*func()]struct{} // keyId -> what runs when it is deleted
 }
 
 // NewKeyring reads keys lazily from store.
@@ -61,11 +64,45 @@ func (r *Keyring) Authenticate(key string) (Principal, bool) {
 	return Principal{TenantID: k.TenantID, KeyID: k.ID, KeyName: k.Name, Test: k.Test}, true
 }
 
-// Forget drops a key from the cache by its lookup id.
-func (r *Keyring) Forget(lookup []byte) {
+// Forget drops a deleted key from the cache by its lookup id and ends what was
+// opened with it (OnRevoke): the next request is refused, and so is the rest of a
+// stream that is already open.
+func (r *Keyring) Forget(lookup []byte, keyID string) {
 	r.mu.Lock()
 	delete(r.known, string(lookup))
 	r.mu.Unlock()
+	r.watchMu.Lock()
+	fns := r.watchers[keyID]
+	delete(r.watchers, keyID)
+	r.watchMu.Unlock()
+	for fn := range fns {
+		(*fn)()
+	}
+}
+
+// OnRevoke runs fn (which must not block) when the key keyID is deleted; cancel
+// forgets fn (call it when what fn would end has ended by itself).
+func (r *Keyring) OnRevoke(keyID string, fn func()) (cancel func()) {
+	p := &fn
+	r.watchMu.Lock()
+	if r.watchers == nil {
+		r.watchers = map[string]map[*func()]struct{}{}
+	}
+	if r.watchers[keyID] == nil {
+		r.watchers[keyID] = map[*func()]struct{}{}
+	}
+	r.watchers[keyID][p] = struct{}{}
+	r.watchMu.Unlock()
+	return func() {
+		r.watchMu.Lock()
+		if set := r.watchers[keyID]; set != nil {
+			delete(set, p)
+			if len(set) == 0 {
+				delete(r.watchers, keyID)
+			}
+		}
+		r.watchMu.Unlock()
+	}
 }
 
 func (r *Keyring) touch(keyID string) {

@@ -74,6 +74,8 @@ func serve(args []string) error {
 	fs.IntVar(&c.AgentRetention, "agent-retention", envInt("FOLIO_AGENT_RETENTION", 10000), "agent events kept per tenant for replay and the inbox (FOLIO_AGENT_RETENTION)")
 	fs.DurationVar(&c.AgentRetentionAge, "agent-retention-age", envDuration("FOLIO_AGENT_RETENTION_AGE", 30*24*time.Hour), "agent events older than this are dropped (FOLIO_AGENT_RETENTION_AGE)")
 	fs.Int64Var(&c.MaxUpload, "max-upload", int64(envInt("FOLIO_MAX_UPLOAD", 25<<20)), "largest file upload in bytes (FOLIO_MAX_UPLOAD)")
+	fs.Int64Var(&c.PageUploadBudget, "page-upload-budget", int64(envInt("FOLIO_PAGE_UPLOAD_BUDGET", 100<<20)),
+		"bytes of files one page may hold, presigned uploads included (FOLIO_PAGE_UPLOAD_BUDGET)")
 	logLevel := fs.String("log-level", env("FOLIO_LOG_LEVEL", "info"), "debug, info, warn, error (FOLIO_LOG_LEVEL)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (FOLIO_PPROF)")
 	gcPercent := fs.Int("gc-percent", envInt("FOLIO_GC_PERCENT", 600), "garbage collector target percentage, the least the heap grows over its live part between collections (FOLIO_GC_PERCENT; GOGC, when set, wins)")

@@ -20,9 +20,8 @@ type RealtimeDeps struct {
 	Blobs     *persistence.Blobs
 	// MaxUpload is the largest file accepted (bytes; default 25 MiB).
 	MaxUpload int64
-	// UploadTTL and DownloadTTL are the lifetimes of signed storage addresses
-	// (default 15 minutes and 5 minutes).
-	UploadTTL   time.Duration
+	// DownloadTTL is the lifetime of a signed download address (default 5 minutes);
+	// upload addresses live as long as the page's reservation (page.FileLimits).
 	DownloadTTL time.Duration
 	// ViewSalt salts the hash of client address + user agent that counts unique
 	// viewers (no address is stored).
@@ -39,9 +38,6 @@ type realtime struct {
 func (s *Server) MountRealtime(d RealtimeDeps) {
 	if d.MaxUpload <= 0 {
 		d.MaxUpload = 25 << 20
-	}
-	if d.UploadTTL <= 0 {
-		d.UploadTTL = 15 * time.Minute
 	}
 	if d.DownloadTTL <= 0 {
 		d.DownloadTTL = 5 * time.Minute
@@ -87,7 +83,7 @@ func (s *Server) viewerOf(r *http.Request) (page.Viewer, error) {
 	if !ok {
 		return page.Viewer{}, fault.New(fault.Unauthorized, "the API key is invalid or was revoked", nil)
 	}
-	return page.Viewer{TenantID: who.TenantID, Agent: who.Agent()}, nil
+	return page.Viewer{TenantID: who.TenantID, Agent: who.Agent(), KeyID: who.KeyID}, nil
 }
 
 // askPageAs sends a message to a page actor and expects a reply of type T.

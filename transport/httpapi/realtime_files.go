@@ -25,6 +25,10 @@ import (
 const (
 	uploadPrefix   = "/v1/storage/upload/"
 	downloadPrefix = "/v1/storage/download/"
+	// transferTimeout replaces the server's read or write timeout (30 s / 60 s, which
+	// bound JSON bodies and ordinary replies) for the file bytes themselves: 25 MiB
+	// over a slow uplink needs minutes, and a sender slower than this is cut off.
+	transferTimeout = 10 * time.Minute
 )
 
 // fileView is the file record (specification §2.5).
@@ -62,12 +66,12 @@ func (rt *realtime) presign(w http.ResponseWriter, r *http.Request, ps httproute
 	if !ok {
 		return
 	}
-	res, err := askPageAs[*page.Presigned](rt.Server, ps.ByName("id"), &page.PresignFile{Viewer: v, Req: &req, MaxBytes: rt.d.MaxUpload})
+	res, err := askPageAs[*page.Presigned](rt.Server, ps.ByName("id"), &page.PresignFile{Viewer: v, Req: &req})
 	if err != nil {
 		rt.writeError(w, r, err)
 		return
 	}
-	exp := rt.now().Add(rt.d.UploadTTL)
+	exp := res.ExpiresAt
 	size := strconv.FormatInt(res.SizeBytes, 10)
 	token := size + "-" + rt.d.Blobs.Sign("put", res.StorageKey, exp, size)
 	writeJSON(w, http.StatusOK, map[string]any{
@@ -121,6 +125,9 @@ func (rt *realtime) upload(w http.ResponseWriter, r *http.Request, _ httprouter.
 		rt.writeError(w, r, e)
 		return
 	}
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(transferTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(transferTimeout))
 	body := http.MaxBytesReader(w, r.Body, size+1)
 	switch err := rt.d.Blobs.Put(key, body, size); {
 	case errors.Is(err, persistence.ErrBlobExists):
@@ -196,18 +203,43 @@ func (rt *realtime) download(w http.ResponseWriter, r *http.Request, ps httprout
 		rt.writeError(w, r, err)
 		return
 	}
-	key := res.File.StorageKey
-	token := rt.d.Blobs.Sign("get", key, rt.now().Add(rt.d.DownloadTTL))
+	key, who := res.File.StorageKey, signedFor(v)
+	token := who + "." + rt.d.Blobs.Sign("get", key, rt.now().Add(rt.d.DownloadTTL), who)
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Location", downloadPrefix+token+"/"+url.PathEscape(key))
 	w.WriteHeader(http.StatusFound)
 }
 
+// signedFor names, inside a signed download address, whom it was signed for: the
+// page's readers at large ("anyone"), or the key's tenant ("tenant-<id>"). The address
+// is checked against the page's access for that reader again when it is used.
+func signedFor(v page.Viewer) string {
+	if v.TenantID != "" {
+		return "tenant-" + v.TenantID
+	}
+	return "anyone"
+}
+
+// viewerSignedFor reverses signedFor.
+func viewerSignedFor(who string) (page.Viewer, bool) {
+	if who == "anyone" {
+		return page.Viewer{}, true
+	}
+	if t, ok := strings.CutPrefix(who, "tenant-"); ok && t != "" {
+		return page.Viewer{TenantID: t}, true
+	}
+	return page.Viewer{}, false
+}
+
 // serveBlob is GET /v1/storage/download/…: the bytes of a file, as an attachment
-// that browsers never render or sniff.
+// that browsers never render or sniff. The address proves it was signed recently for
+// someone; the page then decides, now, whether that someone may still read the file
+// (the page may have turned private or been revoked since).
 func (rt *realtime) serveBlob(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
 	token, key, ok := signedPath(r, downloadPrefix)
-	if !ok || !rt.d.Blobs.Verify(token, "get", key, rt.now()) {
+	who, sig, _ := strings.Cut(token, ".")
+	v, known := viewerSignedFor(who)
+	if !ok || !known || !rt.d.Blobs.Verify(sig, "get", key, rt.now(), who) {
 		rt.writeError(w, r, forbidden("the download address is not valid or has expired"))
 		return
 	}
@@ -216,12 +248,22 @@ func (rt *realtime) serveBlob(w http.ResponseWriter, r *http.Request, _ httprout
 		rt.writeError(w, r, fault.Missing("file", key))
 		return
 	}
+	if _, err := askPageAs[*page.FileResult](rt.Server, f.PageID, &page.GetFile{Viewer: v, FileID: f.ID}); err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Code == fault.Unauthorized {
+			err = forbidden("the page no longer lets the reader this address was signed for see its files")
+		}
+		rt.writeError(w, r, err)
+		return
+	}
 	blob, err := rt.d.Blobs.Open(key)
 	if err != nil {
 		rt.writeError(w, r, fault.Missing("file", f.ID))
 		return
 	}
 	defer blob.Close()
+	// A large file over a slow link may take longer than the server's write timeout.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(transferTimeout))
 	h := w.Header()
 	h.Set("Content-Type", f.MimeType)
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.Filename}))

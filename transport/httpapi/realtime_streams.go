@@ -50,6 +50,9 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 		return
 	}
 	c.OnClose(func() { rt.pages.Tell(id, &page.Unsubscribe{Sub: c}) })
+	if v.KeyID != "" {
+		c.OnClose(rt.keys.OnRevoke(v.KeyID, func() { c.End(page.AccessEnded("credential_revoked")) }))
+	}
 	hello := map[string]any{"type": "connected", "pageId": id}
 	if comments {
 		hello["stream"] = "comments"
@@ -137,6 +140,8 @@ func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httpro
 		return
 	}
 	c.OnClose(func() { rt.d.Mailboxes.Tell(who.TenantID, &mailbox.Unsubscribe{Sub: c}) })
+	// Deleting the key ends the stream it opened: a final reset, then the close.
+	c.OnClose(rt.keys.OnRevoke(who.KeyID, func() { c.End(page.AccessEnded("credential_revoked")) }))
 	connected := page.ControlFrame("connected", map[string]any{"type": "connected", "tenantId": who.TenantID, "latestId": itoa(sub.Snapshot)})
 	var replay stream.Replay
 	if replaying {

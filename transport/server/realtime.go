@@ -60,7 +60,7 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 		run: func(stop <-chan struct{}) {
 			var wg sync.WaitGroup
 			wg.Add(1)
-			go func() { defer wg.Done(); page.RunBlobSweep(pd, blobs, 10*time.Minute, stop) }()
+			go func() { defer wg.Done(); page.RunBlobSweep(pd, blobs, 5*time.Minute, stop) }()
 			mailbox.RunRetention(md, time.Minute, stop)
 			wg.Wait()
 		},

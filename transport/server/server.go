@@ -70,6 +70,16 @@ type Config struct {
 	AgentRetention    int           // agent events kept per tenant (10,000; --agent-retention)
 	AgentRetentionAge time.Duration // agent events older than this are dropped (720h; --agent-retention-age)
 	MaxUpload         int64         // largest file upload in bytes (25 MiB; --max-upload)
+	PageUploadBudget  int64         // bytes of files one page holds, presigned uploads included (100 MiB; --page-upload-budget)
+	UploadTTL         time.Duration // how long a presigned upload may take to complete (10 min)
+
+	// HTTP timeouts (Listen). A request's headers must arrive within
+	// ReadHeaderTimeout and its whole body within ReadTimeout; an ordinary reply must
+	// be written within WriteTimeout. Streams and file transfers lift them for
+	// themselves (a stream once its headers are out, a transfer to 10 minutes).
+	ReadHeaderTimeout time.Duration // 10 s
+	ReadTimeout       time.Duration // 30 s
+	WriteTimeout      time.Duration // 60 s
 }
 
 // Defaults fills zero fields.
@@ -109,6 +119,15 @@ func (c *Config) Defaults() {
 	}
 	if c.IdleAfter <= 0 {
 		c.IdleAfter = 2 * time.Minute
+	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = 10 * time.Second
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = 30 * time.Second
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = 60 * time.Second
 	}
 	if c.ExpiryEvery <= 0 {
 		c.ExpiryEvery = 250 * time.Millisecond
@@ -172,7 +191,8 @@ func Open(cfg Config) (*Node, error) {
 	n := &Node{Config: cfg, Store: store, System: system, Registry: reg, stop: make(chan struct{})}
 	n.Keys = tenant.NewKeyring(store, cfg.Now)
 	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
-	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, IdleDone: cfg.IdleAfterDone, Log: log}
+	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, IdleDone: cfg.IdleAfterDone, Log: log,
+		Files: page.FileLimits{MaxBytes: cfg.MaxUpload, Budget: cfg.PageUploadBudget, UploadTTL: cfg.UploadTTL}}
 	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), registry.Options{Timeout: 10 * time.Second, Hooks: hooks, MaxLive: cfg.MaxLivePages})
 	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second, Hooks: hooks})
 	// Areas add their outlets before any page actor runs (actors spawn on the first
@@ -225,7 +245,8 @@ func (n *Node) Listen() (string, error) {
 		return "", err
 	}
 	n.listener = ln
-	n.httpSrv = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	n.httpSrv = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: n.Config.ReadHeaderTimeout,
+		ReadTimeout: n.Config.ReadTimeout, WriteTimeout: n.Config.WriteTimeout, IdleTimeout: 120 * time.Second}
 	go func() {
 		if err := n.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.Config.Log.Error("http server stopped", slog.Any("err", err))

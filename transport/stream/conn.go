@@ -26,6 +26,9 @@ type Conn struct {
 	writing   bool // a writer owns the socket
 	onClose   []func()
 	skip      uint64 // frames with 0 < Seq <= skip were replayed already
+	// ending: End queued the stream's last frame; nothing more is accepted, and the
+	// stream closes once the queue has been written.
+	ending bool
 
 	// Pooled SSE (hijacked HTTP/1.1): written by the pool.
 	nc     net.Conn
@@ -74,7 +77,7 @@ func (c *Conn) Send(f *page.Frame) bool { return c.enqueue(f, true) }
 
 func (c *Conn) enqueue(f *page.Frame, counts bool) bool {
 	c.mu.Lock()
-	if c.state == closed {
+	if c.state == closed || c.ending {
 		c.mu.Unlock()
 		return false
 	}
@@ -110,6 +113,42 @@ func (c *Conn) enqueue(f *page.Frame, counts bool) bool {
 	c.mu.Unlock()
 	c.signal()
 	return true
+}
+
+// End implements page.Subscriber: final is the last frame the client gets (a
+// `reset` naming why the stream ends: credential revoked, access changed); then the
+// stream closes (WebSocket: status 1008, policy violation). Events sent after End
+// are refused, so nothing follows the final frame. It never blocks.
+func (c *Conn) End(final *page.Frame) {
+	c.mu.Lock()
+	if c.state == closed || c.ending {
+		c.mu.Unlock()
+		return
+	}
+	c.ending = true
+	c.queue = append(c.queue, final)
+	c.qbytes += len(final.SSE)
+	if c.state != live || c.writing || c.scheduled {
+		c.mu.Unlock()
+		return // written (then closed) when the stream goes live or its write ends
+	}
+	if c.nc != nil {
+		c.scheduled = true
+		w := c.w
+		c.mu.Unlock()
+		w.push(c)
+		return
+	}
+	c.mu.Unlock()
+	c.signal()
+}
+
+// finished reports whether End's final frame has been written: the stream should
+// close now.
+func (c *Conn) finished() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ending && len(c.queue) == 0
 }
 
 func (c *Conn) signal() {
@@ -257,6 +296,11 @@ func (c *Conn) release(frames []*page.Frame) {
 		c.mu.Unlock()
 		return
 	}
+	if c.ending && len(c.queue) == 0 {
+		c.mu.Unlock()
+		c.Close()
+		return
+	}
 	if cap(frames) <= 64 {
 		c.spare = frames[:0]
 	}
@@ -291,8 +335,12 @@ func (c *Conn) catchUp(rest [][]byte, frames []*page.Frame) {
 		c.mu.Lock()
 		if c.state != live || len(c.queue) == 0 {
 			c.writing = false
+			done := c.ending && c.state == live
 			c.mu.Unlock()
 			_ = c.nc.SetWriteDeadline(time.Time{})
+			if done {
+				c.Close()
+			}
 			return
 		}
 		frames = c.queue

@@ -160,6 +160,9 @@ func (c *Conn) serveFallback(w http.ResponseWriter, r *http.Request, preamble []
 				}
 				c.hub.delivered.Add(uint64(len(frames)))
 			}
+			if c.finished() {
+				return
+			}
 		}
 	}
 }

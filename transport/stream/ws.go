@@ -81,6 +81,10 @@ func (c *Conn) ServeWS(w http.ResponseWriter, r *http.Request, connected *page.F
 				}
 			}
 			c.hub.delivered.Add(uint64(len(frames)))
+			if c.finished() {
+				status, reason = websocket.StatusPolicyViolation, "access ended: reconnect with a valid credential"
+				return
+			}
 		}
 	}
 }

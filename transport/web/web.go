@@ -39,6 +39,11 @@ type viewer struct{ c Config }
 
 func (v *viewer) short(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	id, ok := page.ResolveShortCode(v.c.Store, ps.ByName("code"))
+	if ok {
+		res, err := v.c.Pages.Ask(id, &page.Read{})
+		pr, isPage := res.(*page.Result)
+		ok = err == nil && isPage && pr.Page.Status != page.Draft
+	}
 	if !ok {
 		http.Error(w, "This link does not lead to a page.", http.StatusNotFound)
 		return
@@ -56,7 +61,7 @@ type blockView struct {
 func (v *viewer) page(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 	res, err := v.c.Pages.Ask(ps.ByName("id"), &page.Read{})
 	pr, ok := res.(*page.Result)
-	if err != nil || !ok {
+	if err != nil || !ok || pr.Page.Status == page.Draft { // a draft is not published: nobody has a link to it yet
 		http.Error(w, "Page not found.", http.StatusNotFound)
 		return
 	}

@@ -351,3 +351,77 @@ func TestOrphanUploadsAreSwept(t *testing.T) {
 		t.Fatalf("completing a swept upload: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestPresignedUploadsCountAgainstThePageUntilTheyComplete: an upload presigned and
+// never completed holds its place in the page's byte budget and file count, so
+// presigning and PUTting without completing cannot store more than the budget; an
+// expired reservation frees its place.
+func TestPresignedUploadsCountAgainstThePageUntilTheyComplete(t *testing.T) {
+	clock := servertest.NewClock(time.Now())
+	e := servertest.Open(t, t.TempDir(), clock, func(c *server.Config) { c.PageUploadBudget = 12 << 20 })
+	key, _ := e.Register("owner")
+	id := e.Publish(key, nil)
+	five := 5 << 20
+	p1 := presign(t, e, "", id, map[string]any{"filename": "a.bin", "size_bytes": five})
+	e.Must(200, "PUT", p1["uploadUrl"].(string), "", bytes.Repeat([]byte{1}, five))
+	presign(t, e, "", id, map[string]any{"filename": "b.bin", "size_bytes": five}) // never uploaded
+	r := e.Do("POST", "/v1/pages/"+id+"/files/presign", "", map[string]any{"filename": "c.bin", "size_bytes": five})
+	if r.Status != 409 || r.ErrDetails(t)["constraint"] != "page_upload_budget" || r.ErrDetails(t)["limit"] != float64(12<<20) {
+		t.Fatalf("a third 5 MiB presign against a 12 MiB budget: %d %s", r.Status, r.Body)
+	}
+	// Completing the first keeps its bytes counted (now as a file), not twice.
+	e.Must(201, "POST", "/v1/pages/"+id+"/files/complete", "", map[string]any{"storage_key": p1["storageKey"]})
+	if r := e.Do("POST", "/v1/pages/"+id+"/files/presign", "", map[string]any{"filename": "c.bin", "size_bytes": five}); r.Status != 409 {
+		t.Fatalf("presign while a file and a reservation fill the budget: %d %s", r.Status, r.Body)
+	}
+	presign(t, e, "", id, map[string]any{"filename": "small.bin", "size_bytes": 1 << 20})
+	// Presigned uploads expire after 10 minutes and free their place.
+	clock.Advance(11 * time.Minute)
+	presign(t, e, "", id, map[string]any{"filename": "c.bin", "size_bytes": five})
+}
+
+// TestDownloadAddressesAreCheckedWhenUsed: a signed download address is refused once
+// the page it belongs to turns private or is revoked, even before the address
+// expires; one signed for the owner's key keeps working on a private page.
+func TestDownloadAddressesAreCheckedWhenUsed(t *testing.T) {
+	e := servertest.New(t)
+	key, _ := e.Register("owner")
+	id := e.Publish(key, nil)
+	fid := upload(t, e, key, id, "report.txt", []byte("the report"))
+	signed := func(k string) string {
+		req, _ := http.NewRequest("GET", e.Srv.URL+"/v1/pages/"+id+"/files/"+fid+"/download", nil)
+		if k != "" {
+			req.Header.Set("Authorization", "Bearer "+k)
+		}
+		res, err := noRedirect.Do(req)
+		if err != nil || res.StatusCode != 302 {
+			t.Fatalf("download: %v %v", res, err)
+		}
+		res.Body.Close()
+		return res.Header.Get("Location")
+	}
+	anyone, owners := signed(""), signed(key)
+	if res, body := get(t, e, http.DefaultClient, anyone); res.StatusCode != 200 || string(body) != "the report" {
+		t.Fatalf("the anonymous address while public: %d %q", res.StatusCode, body)
+	}
+	e.Must(200, "PATCH", "/v1/pages/"+id, key, map[string]any{"access": map[string]any{"mode": "authenticated",
+		"allowed_identities": []any{map[string]any{"type": "email", "value": "a@example.com"}}}})
+	if res, body := get(t, e, http.DefaultClient, anyone); res.StatusCode == 200 || strings.Contains(string(body), "the report") {
+		t.Fatalf("the anonymous address after the page turned private: %d %q", res.StatusCode, body)
+	}
+	if res, body := get(t, e, http.DefaultClient, owners); res.StatusCode != 200 || string(body) != "the report" {
+		t.Fatalf("the owner's address on the private page: %d %q", res.StatusCode, body)
+	}
+	tampered := strings.Replace(anyone, "/anyone.", "/tenant-x.", 1)
+	if res, _ := get(t, e, http.DefaultClient, tampered); res.StatusCode != 403 {
+		t.Fatalf("an address whose reader was changed: %d", res.StatusCode)
+	}
+	public := e.Publish(key, nil)
+	pf := upload(t, e, key, public, "b.txt", []byte("bytes"))
+	res, _ := get(t, e, noRedirect, "/v1/pages/"+public+"/files/"+pf+"/download")
+	loc := res.Header.Get("Location")
+	e.Must(200, "POST", "/v1/pages/"+public+"/revoke", key, map[string]any{"reason": "x"})
+	if res, _ := get(t, e, http.DefaultClient, loc); res.StatusCode != 404 {
+		t.Fatalf("an address of a revoked page: %d", res.StatusCode)
+	}
+}

@@ -43,6 +43,8 @@ type client struct {
 	done     chan struct{}
 	cancel   context.CancelFunc
 	closeMu  sync.Once
+	// wsClose is the WebSocket close status the server sent (-1 until the stream ends).
+	wsClose websocket.StatusCode
 }
 
 // keepaliveFast shortens the keepalive so tests see it.
@@ -156,13 +158,14 @@ func dialWS(e *servertest.Env, path, key string) (*client, error) {
 		return nil, fmt.Errorf("%w (status %d)", err, status)
 	}
 	ws.SetReadLimit(8 << 20)
-	c := &client{Status: res.StatusCode, msgs: make(chan msg, 1<<16), comments: make(chan string, 1), done: make(chan struct{}), cancel: cancel}
+	c := &client{Status: res.StatusCode, msgs: make(chan msg, 1<<16), comments: make(chan string, 1), done: make(chan struct{}), cancel: cancel, wsClose: -1}
 	go func() {
 		defer close(c.done)
 		defer ws.CloseNow()
 		for {
 			_, b, err := ws.Read(ctx)
 			if err != nil {
+				c.wsClose = websocket.CloseStatus(err)
 				return
 			}
 			c.deliver("", b)
