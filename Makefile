@@ -1,13 +1,15 @@
 # Folio — the two commands that matter: `make run` and `make test`.
 GO      ?= go
-DATA    ?= ./data
-ADDR    ?= 127.0.0.1:8080
+# DATA and ADDR, when given (make run ADDR=:9090), become flags; otherwise the
+# server reads FOLIO_DATA / FOLIO_ADDR from the environment, then its defaults.
+DATA    ?=
+ADDR    ?=
 
 .PHONY: run test build vet fmt bench bench-go
 
 ## run: start the server with embedded bbolt under ./data (nothing else to set up)
 run:
-	$(GO) run ./cmd/folio serve --addr $(ADDR) --data $(DATA)
+	$(GO) run ./cmd/folio serve $(if $(ADDR),--addr $(ADDR)) $(if $(DATA),--data $(DATA))
 
 ## test: go vet, then every test with the race detector
 test: vet

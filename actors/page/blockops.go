@@ -2,7 +2,10 @@ package page
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"strings"
 
 	"folio/actors/audit"
 	"folio/actors/blocks"
@@ -130,6 +133,9 @@ func (a *Actor) reorder(m *Reorder) any {
 			order = append(order, b)
 		}
 	}
+	if sameOrder(order, a.page.Blocks) {
+		return &Result{Page: a.page} // nothing moves: no new version, no event
+	}
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks = order
@@ -155,9 +161,9 @@ func (a *Actor) insert(m *Insert) any {
 	pos := min(m.Position, len(a.page.Blocks))
 	added, warnings, err := prepareBlocks("block", []blocks.Block{m.Block}, a.page.Blocks, pos, a.deps.Limits)
 	if err != nil {
-		return err
+		return rebaseErr(err, "block[0]", "block") // the request names it "block"
 	}
-	warnings = rebase(warnings, "block[0]", "block") // the request names it "block"
+	warnings = rebase(warnings, "block[0]", "block")
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks = append(next.Blocks[:pos], append([]blocks.Block{added[0]}, a.page.Blocks[pos:]...)...)
@@ -189,6 +195,31 @@ func idsOf(bs []blocks.Block) []string {
 }
 
 // rebase rewrites the leading path of warnings.
+func sameOrder(a, b []blocks.Block) bool {
+	for i := range a {
+		if a[i].ID != b[i].ID {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// rebaseErr renames the field an error names (and its message) from one path to
+// another, like rebase.
+func rebaseErr(err error, from, to string) error {
+	var fe *fault.Error
+	if !errors.As(err, &fe) {
+		return err
+	}
+	field, _ := fe.Details["field"].(string)
+	if !strings.HasPrefix(field, from) {
+		return err
+	}
+	out := fault.New(fe.Code, strings.ReplaceAll(fe.Message, from, to), maps.Clone(fe.Details))
+	out.Details["field"] = to + field[len(from):]
+	return out
+}
+
 func rebase(warnings []string, from, to string) []string {
 	out := make([]string, len(warnings))
 	for i, w := range warnings {

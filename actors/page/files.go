@@ -3,6 +3,7 @@ package page
 import (
 	"encoding/json"
 	"fmt"
+	"mime"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +57,10 @@ type Upload struct {
 	Key     string    `json:"key"`
 	Size    int64     `json:"size"`
 	Expires time.Time `json:"expires"`
+	// What presign was told, so that complete need not repeat it.
+	MimeType   string `json:"mime_type,omitempty"`
+	UploadedBy string `json:"uploaded_by,omitempty"`
+	UploadType string `json:"upload_type,omitempty"`
 }
 
 // File is one stored file record.
@@ -174,6 +179,21 @@ func SanitizeFilename(name string) string {
 	return out
 }
 
+// mediaType checks a media type, parameters allowed ("text/html; charset=utf-8"),
+// and returns it in canonical form (lower-case type, parameters normalised): it is
+// served back as the file's Content-Type.
+func mediaType(s string) (string, error) {
+	typ, params, err := mime.ParseMediaType(s)
+	if err != nil || strings.Count(typ, "/") != 1 || strings.HasPrefix(typ, "/") || strings.HasSuffix(typ, "/") {
+		return "", fault.Field("mime_type", "format", "mime_type must be a media type such as application/pdf or text/plain; charset=utf-8")
+	}
+	out := mime.FormatMediaType(typ, params)
+	if out == "" || len(out) > MaxMimeChars {
+		return "", fault.Field("mime_type", "format", "mime_type must be a media type of at most %d characters", MaxMimeChars)
+	}
+	return out, nil
+}
+
 func optString(field string, s *string, maxChars int) (string, error) {
 	if s == nil {
 		return "", nil
@@ -197,8 +217,7 @@ func (a *Actor) fileMeta(v Viewer, req *FileRequest) (mime, by, typ string, err 
 	}
 	if mime == "" {
 		mime = "application/octet-stream"
-	} else if !strings.Contains(mime, "/") || strings.ContainsAny(mime, " ;,\"") {
-		err = fault.Field("mime_type", "format", "mime_type must be a media type such as application/pdf")
+	} else if mime, err = mediaType(mime); err != nil {
 		return
 	}
 	if by, err = optString("uploaded_by", req.UploadedBy, MaxAuthorChars); err != nil {
@@ -287,7 +306,7 @@ func (a *Actor) presign(m *PresignFile) any {
 		}
 	}
 	exp := now.Add(lim.UploadTTL)
-	next.Uploads = append(next.Uploads, Upload{Key: key, Size: *req.SizeBytes, Expires: exp})
+	next.Uploads = append(next.Uploads, Upload{Key: key, Size: *req.SizeBytes, Expires: exp, MimeType: mime, UploadedBy: by, UploadType: typ})
 	if err := a.apply(next, nil, nil); err != nil {
 		return err
 	}
@@ -356,6 +375,21 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 	}
 	if m.Size < 0 {
 		return fault.Field("storage_key", "uploaded", "nothing was uploaded under storage_key: PUT the bytes to the uploadUrl first")
+	}
+	for _, u := range a.page.Uploads { // what presign was told stands unless complete says otherwise
+		if u.Key == key {
+			r := *req
+			if r.MimeType == nil && u.MimeType != "" {
+				r.MimeType = &u.MimeType
+			}
+			if r.UploadedBy == nil && u.UploadedBy != "" {
+				r.UploadedBy = &u.UploadedBy
+			}
+			if r.UploadType == nil && u.UploadType != "" && (u.UploadType != "agent" || a.owns(m.Viewer)) {
+				r.UploadType = &u.UploadType
+			}
+			req = &r
+		}
 	}
 	mime, by, typ, err := a.fileMeta(m.Viewer, req)
 	if err != nil {

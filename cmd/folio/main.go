@@ -2,6 +2,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 )
@@ -24,6 +26,9 @@ func main() {
 		fmt.Println("usage: folio [serve|bench|admin] [flags]   (folio serve -h, folio bench -h list the flags; folio admin help)")
 	default:
 		err = fmt.Errorf("unknown command %q (try: folio serve)", cmd)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return // -h / --help: the usage was printed; asking for it is not a failure
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "folio:", err)

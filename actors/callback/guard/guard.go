@@ -144,7 +144,9 @@ func Check(raw string) (u *url.URL, warning string, err error) {
 	if u.User != nil {
 		return nil, "", errors.New("must not carry user credentials; use on_action.headers")
 	}
-	host := strings.ToLower(u.Hostname())
+	// A fully qualified name may end with a dot ("localhost.", "10.0.0.1." is not an
+	// address but "localhost." resolves like "localhost"): judge it without the dot.
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if ip, ok := ParseLiteral(host); ok {
 		if why := Blocked(ip); why != "" {
 			return u, fmt.Sprintf("the address %s is %s; deliveries to it are refused", ip.Unmap(), why), nil

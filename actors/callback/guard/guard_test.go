@@ -40,6 +40,8 @@ func TestSSRFTable(t *testing.T) {
 		{"http://[::ffff:7f00:1]/", false, "loopback", true},
 		{"http://localhost:9000/", false, "loopback", false},
 		{"http://api.localhost/", false, "loopback", false},
+		{"http://localhost.:9000/", false, "loopback", false},
+		{"http://LocalHost./x", false, "loopback", false},
 		{"http://0.0.0.0/", false, "unspecified", true},
 		{"http://10.1.2.3/", false, "private", true},
 		{"http://172.16.0.1/", false, "private", true},
