@@ -201,6 +201,9 @@ type frame struct {
 	Fallback bool // drawn generically because its own view failed
 }
 
+// TitleOf is a block's title (data.title), "" when it has none.
+func TitleOf(b blocks.Block) string { return titleOf(b.Data) }
+
 // titleOf reads data.title, the member common to every block type.
 func titleOf(data json.RawMessage) string {
 	var t struct {
