@@ -4,52 +4,151 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"folio/actors/audit"
 	"folio/actors/fault"
 )
 
-// execute runs an action. The page actor handles one message at a time and the page
-// leaves `active` in the same commit as the execution that completes it, so exactly
-// one of any number of concurrent executions wins; every other one finds the page
-// completed and gets 409 CONFLICT.
-//
-// Without an approval chain the first execution completes the page. With a chain a
-// deciding action records a decision (only by someone the chain lets decide now: 403
-// otherwise, 409 for a second decision on the same step) and the page completes with
-// the chain; a neutral action is recorded and leaves the page active (once per
-// person). Form data on a page with form blocks is validated before anything is
-// recorded (forms.go).
+// Auth methods recorded with a person's action (actor.auth_method in callbacks and
+// audit): how the identity was established.
+const (
+	AuthAPIKey = "api_key" // an API key of the page's tenant vouched for it (actor.identity)
+	AuthLink   = "link"    // typed by whoever holds a public page's link: unverified
+)
+
+// SubmitAction is the implicit action of a page with form blocks and no actions:
+// executing it submits the form (form.submitted) and completes the page.
+const SubmitAction = "submit"
+
+// MaxIdentityChars bounds the identity a person gives.
+const MaxIdentityChars = 320
+
+// Act is an action executed by a person through a route open to the page link's
+// holders (the review page, or the API without a key on a public page). The page's
+// access policy decides whether they may; the identity is the one they give,
+// recorded as unverified (auth_method "link"), so it never satisfies an approval
+// step's assignees.
+type Act struct {
+	Viewer
+	ActionID string
+	Req      *ActionRequest
+}
+
+func (m *Act) public()          {}
+func (m *Act) run(a *Actor) any { return a.act(m) }
+
+// who is the person an execution is recorded for.
+type who struct {
+	identity string // as recorded (actor.identity)
+	method   string // AuthAPIKey, AuthLink
+	audit    string // the audit log's actor
+}
+
+// execute is an action through the page owner's key: actor.identity names the
+// person the key acts for (the agent itself when absent).
 func (a *Actor) execute(m *Execute) any {
-	act, ok := a.page.action(m.ActionID)
-	if !ok {
-		return fault.Missing("action", m.ActionID)
+	req := m.Req
+	if req == nil {
+		req = &ActionRequest{}
 	}
-	prev := a.page.Status
-	if prev != Active {
-		e := fault.State("execute an action on", prev)
-		e.Details["action_id"] = m.ActionID
-		return e
+	w := who{identity: m.Agent, method: AuthAPIKey, audit: m.Agent}
+	if req.Actor != nil && req.Actor.Identity != "" {
+		id, err := checkIdentity(req.Actor.Identity)
+		if err != nil {
+			return err
+		}
+		w.identity, w.audit = id, auditActor(id, m.Agent)
+	}
+	return a.run(m.ActionID, req, w)
+}
+
+// act is an action by a person holding the page link.
+func (a *Actor) act(m *Act) any {
+	if a.owns(m.Viewer) {
+		return a.execute(&Execute{Caller: Caller{TenantID: m.TenantID, Agent: m.Agent}, ActionID: m.ActionID, Req: m.Req})
+	}
+	if err := a.visible(m.Viewer); err != nil {
+		return err
 	}
 	req := m.Req
 	if req == nil {
 		req = &ActionRequest{}
 	}
+	raw := ""
+	if req.Actor != nil {
+		raw = req.Actor.Identity
+	}
+	if strings.TrimSpace(raw) == "" {
+		return fault.Field("actor.identity", "required", "say who you are: your name or e-mail address")
+	}
+	id, err := checkIdentity(raw)
+	if err != nil {
+		return err
+	}
+	return a.run(m.ActionID, req, who{identity: id, method: AuthLink, audit: "user:" + id})
+}
+
+// checkIdentity trims a given identity and bounds it.
+func checkIdentity(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) > MaxIdentityChars {
+		return "", limitErr("actor.identity", "max_length", MaxIdentityChars, "actor.identity has at most %d characters", MaxIdentityChars)
+	}
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return "", fault.Field("actor.identity", "format", "actor.identity must not contain control characters")
+	}
+	return s, nil
+}
+
+// run executes an action for a person. The page actor handles one message at a
+// time and the page leaves `active` in the same commit as the execution that
+// completes it, so exactly one of any number of concurrent executions wins; every
+// other one finds the page completed and gets 409 CONFLICT.
+//
+// Without an approval chain the first execution completes the page. With a chain a
+// deciding action records a decision (only by a verified assignee the chain lets
+// decide now: 403 otherwise, 409 for a second decision on the same step) and the
+// page completes with the chain; a neutral action is recorded and leaves the page
+// active (once per person). Form data on a page with form blocks is validated
+// before anything is recorded (forms.go).
+func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
+	act, ok := a.page.action(actionID)
+	if !ok && actionID == SubmitAction && len(a.page.Actions) == 0 {
+		if _, hasForm := formFields(a.page.Blocks); hasForm {
+			act, ok = Action{ActionID: SubmitAction, Label: "Submit"}, true
+		}
+	}
+	if !ok {
+		return fault.Missing("action", actionID)
+	}
+	prev := a.page.Status
+	if prev != Active {
+		e := fault.State("execute an action on", prev)
+		e.Details["action_id"] = actionID
+		return e
+	}
 	if req.Comment != nil && utf8.RuneCountInString(*req.Comment) > 10000 {
 		return limitErr("comment", "max_length", 10000, "comment has at most 10000 characters")
+	}
+	if req.FormValues != nil && (req.FormData == nil || isNull(req.FormData)) {
+		if len(req.FormValues) > maxFormKeys {
+			return limitErr("form_values", "max_items", maxFormKeys, "form_values has at most %d fields", maxFormKeys)
+		}
+		values := make(map[string][]string, len(req.FormValues))
+		for k, v := range req.FormValues {
+			values[FormPrefix+k] = v
+		}
+		r := *req
+		r.FormData = FormDataFromValues(a.page, values)
+		req = &r
 	}
 	hasForm := req.FormData != nil && !isNull(req.FormData)
 	if hasForm && !isObject(req.FormData) {
 		return fault.Field("form_data", "type", "form_data must be an object or null")
 	}
-	actorID := m.Agent
-	if req.Actor != nil && req.Actor.Identity != "" {
-		if len(req.Actor.Identity) > 320 {
-			return limitErr("actor.identity", "max_length", 320, "actor.identity has at most 320 characters")
-		}
-		actorID = strings.TrimSpace(req.Actor.Identity)
-	}
+	actorID := w.identity
 	now := a.deps.Now().UTC()
 
 	decision := act.decision()
@@ -57,6 +156,10 @@ func (a *Actor) execute(m *Execute) any {
 	var stepsDone []int
 	if c := a.page.Approval; c != nil && c.Status == ChainInProgress {
 		if decision != "" {
+			if w.method == AuthLink {
+				return fault.New(fault.Forbidden, "deciding an approval step needs a verified identity: sign in first",
+					map[string]any{"reason": "verification_required", "identity": actorID})
+			}
 			chain = c.clone()
 			var err error
 			if stepsDone, err = chain.decide(actorID, decision, act.ActionID, req.Comment, now); err != nil {
@@ -101,8 +204,7 @@ func (a *Actor) execute(m *Execute) any {
 		}
 	}
 
-	who := auditActor(actorID, m.Agent)
-	person := map[string]any{"identity": actorID, "auth_method": authMethod(m)}
+	person := map[string]any{"identity": actorID, "auth_method": w.method}
 	var commentVal any
 	if req.Comment != nil {
 		commentVal = *req.Comment
@@ -125,18 +227,18 @@ func (a *Actor) execute(m *Execute) any {
 		executed.Data["decision"] = next.Decision
 	}
 	executed.Actor = person
-	entries := []audit.Entry{audit.New("action.executed", who, a.id, now, map[string]any{"action_id": act.ActionID, "label": act.Label, "comment": req.Comment})}
+	entries := []audit.Entry{audit.New("action.executed", w.audit, a.id, now, map[string]any{"action_id": act.ActionID, "label": act.Label, "comment": req.Comment, "auth_method": w.method})}
 	events := []Event{executed}
 	if hasForm && formPage {
 		ev := a.event("form.submitted", now, map[string]any{"form_data": formVal, "action_id": act.ActionID})
 		ev.Actor = person
 		events = append(events, ev)
-		entries = append(entries, audit.New("form.submitted", who, a.id, now, map[string]any{"action_id": act.ActionID}))
+		entries = append(entries, audit.New("form.submitted", w.audit, a.id, now, map[string]any{"action_id": act.ActionID}))
 	}
 	for _, i := range stepsDone {
 		data := chain.stepCompletedData(i)
 		events = append(events, a.event("approval.step_completed", now, data))
-		entries = append(entries, audit.New("approval.step_completed", who, a.id, now, data))
+		entries = append(entries, audit.New("approval.step_completed", w.audit, a.id, now, data))
 	}
 	if chain != nil && chain.Status != ChainInProgress {
 		data := chain.chainCompletedData()
@@ -162,10 +264,6 @@ func (p *Page) executedBy(actionID, identity string) bool {
 	}
 	return false
 }
-
-// authMethod is how the person acting was authenticated: actions come in through the
-// agent's API key, which vouches for actor.identity.
-func authMethod(*Execute) string { return "api_key" }
 
 // auditActor names a person acting through the agent's key as user:<identity>.
 func auditActor(identity, agent string) string {

@@ -8,6 +8,7 @@ import (
 	"net/mail"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -109,7 +110,9 @@ func nestedBlocks(data json.RawMessage, fn func(typ string, data json.RawMessage
 	visit(v, 0)
 }
 
-// checkFormData validates submitted form_data against the page's form fields.
+// checkFormData validates submitted form_data against the page's form fields. It
+// returns the first failure, naming its field; details.errors lists every failing
+// field (field, field_id, constraint, message), so a form shows them all at once.
 func checkFormData(fields []formField, raw json.RawMessage) error {
 	var data map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &data); err != nil {
@@ -129,24 +132,39 @@ func checkFormData(fields []formField, raw json.RawMessage) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var failed []*fault.Error
 	for _, k := range keys {
 		if _, ok := byID[k]; !ok {
-			return formErr(k, "unknown_field", "form_data.%s is not a field of this page's form", k)
+			failed = append(failed, formErr(k, "unknown_field", "form_data.%s is not a field of this page's form", k))
 		}
 	}
+	seen := map[string]bool{}
 	for _, f := range fields {
+		if seen[f.FieldID] {
+			continue
+		}
+		seen[f.FieldID] = true
 		v, ok := data[f.FieldID]
 		if !ok || isNull(v) {
 			if f.Required {
-				return formErr(f.FieldID, "required", "form_data.%s is required", f.FieldID)
+				failed = append(failed, formErr(f.FieldID, "required", "form_data.%s is required", f.FieldID))
 			}
 			continue
 		}
 		if err := checkField(f, v); err != nil {
-			return err
+			failed = append(failed, err)
 		}
 	}
-	return nil
+	if len(failed) == 0 {
+		return nil
+	}
+	all := make([]map[string]any, len(failed))
+	for i, e := range failed {
+		all[i] = map[string]any{"field": e.Details["field"], "field_id": e.Details["field_id"], "constraint": e.Details["constraint"], "message": e.Message}
+	}
+	first := failed[0]
+	first.Details["errors"] = all
+	return first
 }
 
 func formErr(id, constraint, format string, args ...any) *fault.Error {
@@ -156,9 +174,9 @@ func formErr(id, constraint, format string, args ...any) *fault.Error {
 }
 
 // checkField validates one present, non-null value.
-func checkField(f formField, v json.RawMessage) error {
+func checkField(f formField, v json.RawMessage) *fault.Error {
 	id := f.FieldID
-	str := func() (string, error) {
+	str := func() (string, *fault.Error) {
 		var s string
 		if json.Unmarshal(v, &s) != nil {
 			return "", formErr(id, "type", "form_data.%s must be a string", id)
@@ -318,4 +336,88 @@ func optionErr(f formField, x any) *fault.Error {
 	e := formErr(f.FieldID, "enum", "form_data.%s: %v is not one of the field's options", f.FieldID, x)
 	e.Details["allowed"] = allowed
 	return e
+}
+
+// FormPrefix is how an HTML form names a form block's field: "form_data.<field_id>".
+const FormPrefix = "form_data."
+
+// FormDataFromValues builds form_data from an HTML form's values, typed by the
+// page's form fields, so that a browser's submission and an agent's JSON are
+// checked by the same rules (checkFormData): numbers become numbers (or stay text,
+// which the check then refuses with the field's own message), a checkbox is true
+// when sent and false when not, a multi_select is the list of its checked options,
+// options take their declared type, and an empty optional field is left out. nil
+// when the page has no form fields.
+func FormDataFromValues(p *Page, values map[string][]string) json.RawMessage {
+	fields, ok := formFields(p.Blocks)
+	if !ok || len(fields) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(fields))
+	for _, f := range fields {
+		vals := values[FormPrefix+f.FieldID]
+		first := ""
+		if len(vals) > 0 {
+			first = strings.TrimSpace(vals[0])
+		}
+		switch f.Type {
+		case "checkbox":
+			out[f.FieldID] = first != "" && first != "false"
+		case "multi_select":
+			list := make([]any, 0, len(vals))
+			for _, v := range vals {
+				list = append(list, f.optionValue(v))
+			}
+			if len(list) > 0 || f.Required {
+				out[f.FieldID] = list
+			}
+		case "number":
+			if first == "" {
+				continue
+			}
+			if n, err := strconv.ParseFloat(first, 64); err == nil {
+				out[f.FieldID] = n
+			} else {
+				out[f.FieldID] = first
+			}
+		case "select", "radio":
+			if first != "" {
+				out[f.FieldID] = f.optionValue(first)
+			}
+		default:
+			if first != "" {
+				out[f.FieldID] = first
+			}
+		}
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// optionValue is the option whose value reads as s (an option's value may be a
+// number or a boolean); s itself when none does.
+func (f formField) optionValue(s string) any {
+	n, numErr := strconv.ParseFloat(s, 64)
+	for _, o := range f.Options {
+		switch v := o.Value.(type) {
+		case float64:
+			if numErr == nil && v == n {
+				return v
+			}
+		case string, bool:
+			if fmt.Sprint(v) == s {
+				return v
+			}
+		}
+	}
+	return s
+}
+
+// HasForm tells whether the page holds a form block (at any depth).
+func HasForm(p *Page) bool {
+	_, ok := formFields(p.Blocks)
+	return ok
 }

@@ -199,13 +199,26 @@ func (s *Server) renew(w http.ResponseWriter, r *http.Request, ps httprouter.Par
 	writeJSON(w, http.StatusOK, map[string]any{"pageId": res.Page.ID, "status": res.Page.Status, "expiresAt": res.Page.ExpiresAt})
 }
 
-func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+// execute is POST /v1/pages/:id/actions/:actionId. With an API key it acts for
+// the page's tenant (another tenant's page is 404) and actor.identity names whom the
+// key acts for; without one, a person holding a public page's link acts under the
+// identity they give (auth_method "link").
+func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	v, err := s.viewerOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	var req page.ActionRequest
 	if err := s.decode(w, r, &req, true); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	res, err := s.askPage(ps.ByName("id"), &page.Execute{Caller: callerOf(who), ActionID: ps.ByName("actionId"), Req: &req})
+	var msg any = &page.Act{Viewer: v, ActionID: ps.ByName("actionId"), Req: &req}
+	if v.TenantID != "" {
+		msg = &page.Execute{Caller: page.Caller{TenantID: v.TenantID, Agent: v.Agent}, ActionID: ps.ByName("actionId"), Req: &req}
+	}
+	res, err := s.askPage(ps.ByName("id"), msg)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

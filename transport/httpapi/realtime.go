@@ -69,6 +69,9 @@ func (s *Server) MountRealtime(d RealtimeDeps) {
 	s.Handle("GET", "/v1/pages/:id/analytics", s.requireKey(rt.analytics))
 }
 
+// ViewerOf is viewerOf for the pages people open (transport/web).
+func (s *Server) ViewerOf(r *http.Request) (page.Viewer, error) { return s.viewerOf(r) }
+
 // viewerOf reads the optional API key of a route open to people holding the page
 // link: none is an anonymous viewer; one that is present but invalid is 401.
 func (s *Server) viewerOf(r *http.Request) (page.Viewer, error) {

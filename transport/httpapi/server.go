@@ -98,8 +98,14 @@ func New(c Config) *Server {
 	return s
 }
 
-// Handler is the root http.Handler.
-func (s *Server) Handler() http.Handler { return s.router }
+// Handler is the root http.Handler. Every response says nosniff: a browser never
+// second-guesses a JSON or text body into something it would run.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		s.router.ServeHTTP(w, r)
+	})
+}
 
 // Router exposes the router so other transports can register routes.
 func (s *Server) Router() *httprouter.Router { return s.router }
@@ -155,7 +161,8 @@ func (s *Server) routes(reg *prometheus.Registry) {
 	s.Handle("POST", "/v1/pages/:id/publish", s.requireKey(s.publishDraft))
 	s.Handle("POST", "/v1/pages/:id/revoke", s.requireKey(s.revoke))
 	s.Handle("POST", "/v1/pages/:id/renew", s.requireKey(s.renew))
-	s.Handle("POST", "/v1/pages/:id/actions/:actionId", s.requireKey(s.execute))
+	s.Handle("POST", "/v1/pages/:id/actions/:actionId", s.execute) // a key, or none on a public page
+
 	s.Handle("GET", "/v1/pages/:id/audit", s.requireKey(s.pageAudit))
 
 	s.Handle("PATCH", "/v1/pages/:id/blocks", s.requireKey(s.appendBlocks))

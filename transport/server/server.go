@@ -213,7 +213,7 @@ func Open(cfg Config) (*Node, error) {
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
 	})
-	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Now: cfg.Now})
+	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Now: cfg.Now, Viewer: n.API.ViewerOf, Log: log})
 	for _, a := range n.areas {
 		if a.mount != nil {
 			a.mount(n.API)

@@ -21,6 +21,7 @@ const sseHeader = "HTTP/1.1 200 OK\r\n" +
 	"Cache-Control: no-cache\r\n" +
 	"Connection: keep-alive\r\n" +
 	"X-Accel-Buffering: no\r\n" +
+	"X-Content-Type-Options: nosniff\r\n" +
 	"Transfer-Encoding: chunked\r\n"
 
 // ServeSSE serves c as a server-sent event stream: the headers and preamble (the

@@ -2,6 +2,7 @@ package realtime_test
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -86,8 +87,9 @@ func TestViewsCountTotalsDaysAndUniqueViewers(t *testing.T) {
 	}
 }
 
-// TestViewerPageCountsAndSubscribes: the page viewer calls the view endpoint and
-// opens the page stream from its own origin (an inline script allowed by nonce).
+// TestViewerPageCountsAndSubscribes: the review page loads its one script from this
+// origin (no inline script at all, so the CSP allows only 'self'), and that script
+// counts the view and opens the page stream.
 func TestViewerPageCountsAndSubscribes(t *testing.T) {
 	e := servertest.New(t)
 	key, _ := e.Register("viewer")
@@ -97,11 +99,22 @@ func TestViewerPageCountsAndSubscribes(t *testing.T) {
 		t.Fatalf("viewer: %d", res.StatusCode)
 	}
 	html := string(body)
-	if !strings.Contains(html, "/internal/pages/") || !strings.Contains(html, "EventSource") || !strings.Contains(html, id) {
-		t.Fatalf("viewer script missing:\n%s", html)
+	m := regexp.MustCompile(`<script src="(/assets/folio\.[0-9a-f]+\.js)" defer></script>`).FindStringSubmatch(html)
+	if m == nil || !strings.Contains(html, `data-page="`+id+`"`) {
+		t.Fatalf("the page does not load its script:\n%s", html)
+	}
+	if strings.Count(html, "<script") != 1 {
+		t.Fatalf("the page has inline script")
 	}
 	csp := res.Header.Get("Content-Security-Policy")
-	if !strings.Contains(csp, "script-src 'nonce-") || !strings.Contains(html, `nonce="`) {
+	if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 		t.Fatalf("CSP %q", csp)
+	}
+	js, script := get(t, e, http.DefaultClient, m[1])
+	if js.StatusCode != 200 || !strings.Contains(string(script), "/internal/pages/") || !strings.Contains(string(script), "EventSource") {
+		t.Fatalf("the page script: %d", js.StatusCode)
+	}
+	if cc := js.Header.Get("Cache-Control"); !strings.Contains(cc, "immutable") {
+		t.Fatalf("the script is not cached for good: %q", cc)
 	}
 }

@@ -1,0 +1,191 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/fault"
+	"folio/actors/page"
+)
+
+// maxFormBody bounds a decision posted without JavaScript (the API's body limit).
+const maxFormBody = 1 << 20
+
+// act is POST /p/:id/act: the decision form sent by a browser without JavaScript.
+// It is the same page.Act the API sends for a person; the form's values are typed by
+// the page itself. A danger action is confirmed on a page of its own first. Success
+// is 303 back to the page, which now shows the decision; a refusal shows the page
+// again with the reason and, for form fields, each field's message.
+func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	if !sameOrigin(r) {
+		http.Error(w, "This form was sent from another site.", http.StatusForbidden)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
+	if err := r.ParseForm(); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, "The form is larger than 1 MiB.", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "The form could not be read.", http.StatusBadRequest)
+		return
+	}
+	id := ps.ByName("id")
+	o, err := s.open(r, id)
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	if o == nil {
+		s.notFound(w, r)
+		return
+	}
+	if o.Gone || o.Gate {
+		s.show(w, r, o, http.StatusOK, nil)
+		return
+	}
+	form := r.PostForm
+	action := form.Get("action")
+	if action == "" && decideOf(o.Page, page.EffectiveStatus(o.Page, s.c.Now())).FormOnly {
+		action = page.SubmitAction
+	}
+	if a, ok := actionOf(o.Page, action); ok && a.Style == "danger" && form.Get("confirm") != "yes" {
+		s.confirm(w, r, o.Page, a, form)
+		return
+	}
+	req := &page.ActionRequest{FormValues: map[string][]string{}}
+	req.Actor = &struct {
+		Identity  string `json:"identity"`
+		AuthToken string `json:"auth_token"`
+	}{Identity: form.Get("actor_identity")}
+	if c := strings.TrimSpace(form.Get("comment")); c != "" {
+		req.Comment = &c
+	}
+	for k, v := range form {
+		if name, ok := strings.CutPrefix(k, page.FormPrefix); ok {
+			req.FormValues[name] = v
+		}
+	}
+	v, err := s.c.Viewer(r)
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	res, err := s.c.Pages.Ask(id, &page.Act{Viewer: v, ActionID: action, Req: req})
+	if err == nil {
+		if e, isErr := res.(error); isErr {
+			err = e
+		}
+	}
+	if err != nil {
+		var fe *fault.Error
+		if !errors.As(err, &fe) {
+			s.failed(w, r, err)
+			return
+		}
+		o, oerr := s.open(r, id) // the page as it is now (another person may have decided)
+		if oerr != nil || o == nil {
+			s.notFound(w, r)
+			return
+		}
+		s.show(w, r, o, statusOf(fe), problemOf(fe))
+		return
+	}
+	http.Redirect(w, r, "/p/"+url.PathEscape(id)+"#state", http.StatusSeeOther)
+}
+
+func actionOf(p *page.Page, id string) (page.Action, bool) {
+	for _, a := range p.Actions {
+		if a.ActionID == id {
+			return a, true
+		}
+	}
+	return page.Action{}, false
+}
+
+// confirmView is the page that asks before a danger action, carrying every value of
+// the form it interrupts.
+type confirmView struct {
+	Shell
+	ID     string
+	Title  string
+	Action actionView
+	Values []formValue
+}
+
+type formValue struct{ Name, Value string }
+
+func (s *Site) confirm(w http.ResponseWriter, r *http.Request, p *page.Page, a page.Action, form url.Values) {
+	v := confirmView{Shell: s.shell("Confirm: " + a.Label), ID: p.ID, Title: p.Title,
+		Action: actionView{ID: a.ActionID, Label: a.Label, Style: a.Style, Danger: true}}
+	for k, vals := range form {
+		if k == "confirm" || k == "action" {
+			continue
+		}
+		for _, val := range vals {
+			v.Values = append(v.Values, formValue{Name: k, Value: val})
+		}
+	}
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := s.execute(buf, "confirm", v); err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	writeHTML(w, r, http.StatusOK, buf.Bytes())
+}
+
+// statusOf is the HTTP status of a refusal shown as a page.
+func statusOf(fe *fault.Error) int {
+	switch fe.Code {
+	case fault.Invalid:
+		return http.StatusBadRequest
+	case fault.Unauthorized:
+		return http.StatusUnauthorized
+	case fault.Forbidden:
+		return http.StatusForbidden
+	case fault.NotFound:
+		return http.StatusNotFound
+	case fault.Conflict:
+		return http.StatusConflict
+	case fault.RateLimited:
+		return http.StatusTooManyRequests
+	}
+	return http.StatusInternalServerError
+}
+
+// problemOf turns a refusal into what the page shows: its message and, for form
+// data, every failing field with the server's own message.
+func problemOf(fe *fault.Error) *problemView {
+	p := &problemView{Message: fe.Message}
+	if fe.Code == fault.Conflict {
+		p.Message = "This page has changed: " + fe.Message + ". Here it is as it stands now."
+	}
+	if all, ok := fe.Details["errors"].([]map[string]any); ok {
+		for _, e := range all {
+			id, _ := e["field_id"].(string)
+			msg, _ := e["message"].(string)
+			p.Fields = append(p.Fields, fieldProblem{FieldID: id, Message: msg})
+		}
+	}
+	return p
+}
+
+// sameOrigin refuses a form posted from another site: when the browser says where
+// it comes from (Origin, else Referer), it must be this host.
+func sameOrigin(r *http.Request) bool {
+	from := r.Header.Get("Origin")
+	if from == "" || from == "null" {
+		from = r.Header.Get("Referer")
+	}
+	if from == "" {
+		return true
+	}
+	u, err := url.Parse(from)
+	return err == nil && strings.EqualFold(u.Host, r.Host)
+}

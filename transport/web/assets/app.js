@@ -1,0 +1,455 @@
+// The review page's behaviour. Everything works without it (the decision is a plain
+// form post); with it the page counts its view, follows the page's event stream and
+// redraws what changed from server-rendered parts, sends decisions, comments and
+// files without a reload, and shows the server's messages next to the fields they
+// are about. It never builds markup from data: text goes in with textContent, and
+// markup only ever comes from this origin's server-rendered parts.
+(function () {
+  "use strict";
+  var body = document.body;
+  if (!body || !body.classList.contains("review")) return;
+  var pageId = body.getAttribute("data-page");
+  var base = "/v1/pages/" + encodeURIComponent(pageId);
+  var partBase = "/p/" + encodeURIComponent(pageId);
+
+  function $(sel, root) { return (root || document).querySelector(sel); }
+  function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+  function store(key, value) {
+    try {
+      if (value === undefined) return window.localStorage.getItem(key);
+      window.localStorage.setItem(key, value);
+    } catch (e) { /* private mode: nothing remembered */ }
+    return null;
+  }
+
+  // ---- times: "3 minutes ago", the reader's own time zone on hover ----
+  function relative(d) {
+    var s = Math.round((Date.now() - d.getTime()) / 1000), future = s < 0;
+    s = Math.abs(s);
+    var units = [["year", 31536000], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60]];
+    for (var i = 0; i < units.length; i++) {
+      var n = Math.floor(s / units[i][1]);
+      if (n >= 1) {
+        var t = n + " " + units[i][0] + (n > 1 ? "s" : "");
+        return future ? "in " + t : t + " ago";
+      }
+    }
+    return future ? "in a moment" : "just now";
+  }
+  function times(scope) {
+    $$("time[data-when]", scope).forEach(function (el) {
+      var d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d)) return;
+      el.title = d.toLocaleString();
+      el.textContent = Math.abs(Date.now() - d) < 7 * 86400000 ? relative(d) : d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+    });
+  }
+
+  // ---- block behaviours (tabs, tables, countdowns…) on fresh markup ----
+  function enhance(scope) {
+    (window.folioBlocks || []).forEach(function (fn) { try { fn(scope); } catch (e) { /* one block's script must not stop the rest */ } });
+    times(scope);
+    comments(scope);
+    uploads(scope);
+    formUploads(scope);
+  }
+
+  // ---- parts: redraw one part from the server, keeping what the person typed ----
+  var typed = "#decide input, #decide textarea, #composer textarea, #composer input, [name^='form_data.']";
+  function saveTyped() {
+    var saved = {};
+    $$(typed).forEach(function (el) {
+      var key = el.id || el.name;
+      if (!key) return;
+      if (el.type === "checkbox" || el.type === "radio") saved[key + "|" + el.value] = el.checked;
+      else if (el.type !== "file") saved[key] = el.value;
+    });
+    return saved;
+  }
+  function restoreTyped(saved) {
+    $$(typed).forEach(function (el) {
+      var key = el.id || el.name;
+      if (el.type === "checkbox" || el.type === "radio") {
+        if ((key + "|" + el.value) in saved) el.checked = saved[key + "|" + el.value];
+      } else if (key in saved && el.type !== "file") el.value = saved[key];
+    });
+  }
+  function fetchHTML(url) {
+    return fetch(url, { headers: { Accept: "text/html" } }).then(function (r) {
+      if (r.status === 401 || r.status === 404 || r.status === 410) { location.reload(); throw new Error("gone"); }
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      return r.text();
+    });
+  }
+  var pending = {};
+  function refresh(name) {
+    if (pending[name]) return pending[name];
+    pending[name] = fetchHTML(partBase + "/parts/" + name).then(function (html) {
+      var el = document.getElementById("part-" + name) || (name === "blocks" ? document.getElementById("blocks") : null);
+      if (!el) return;
+      var saved = saveTyped(), focused = document.activeElement && document.activeElement.id;
+      el.innerHTML = html;
+      restoreTyped(saved);
+      enhance(el);
+      if (focused && document.getElementById(focused) && el.contains(document.getElementById(focused))) document.getElementById(focused).focus();
+    }).catch(function () {}).then(function () { delete pending[name]; });
+    return pending[name];
+  }
+  function refreshState() {
+    return Promise.all([refresh("head"), refresh("state"), refresh("decide"), refresh("blocks")]).then(function () {
+      body.setAttribute("data-status", ($(".page-head .status") || {}).className ? body.getAttribute("data-status") : "");
+    });
+  }
+
+  // ---- blocks: appended, inserted, updated, reordered ----
+  function topBlock(id) {
+    return $("#blocks [data-block-id=\"" + (window.CSS && CSS.escape ? CSS.escape(id) : id) + "\"]");
+  }
+  function labelled() { return !!$("#blocks .blk-grp, #blocks > .tabs"); }
+  function blockHTML(id) { return fetchHTML(partBase + "/blocks/" + encodeURIComponent(id)); }
+  function place(id, html, before) {
+    var tmp = document.createElement("div");
+    tmp.innerHTML = html;
+    var el = tmp.firstElementChild;
+    if (!el) return;
+    var old = topBlock(id), host = $("#blocks");
+    if (old) old.replaceWith(el);
+    else if (before) host.insertBefore(el, before);
+    else host.appendChild(el);
+    el.classList.add("fresh");
+    enhance(el);
+  }
+  function onBlocks(ev) {
+    var d = ev.data || {};
+    var hasLabels = function (b) { return b && (b.group || b.tab); };
+    if (labelled() || (d.newBlocks || []).some(hasLabels) || hasLabels(d.block)) return refresh("blocks");
+    if (ev.type === "blocks.appended") {
+      (d.newBlocks || []).reduce(function (p, b) {
+        return p.then(function () { return blockHTML(b.id).then(function (h) { place(b.id, h); }); });
+      }, Promise.resolve()).catch(function () { refresh("blocks"); });
+    } else if (ev.type === "block.updated" && d.block) {
+      blockHTML(d.block.id).then(function (h) { place(d.block.id, h); }).catch(function () { refresh("blocks"); });
+    } else if (ev.type === "block.inserted" && d.block) {
+      var tops = $$("#blocks > [data-block-id]");
+      var before = tops[d.position] || null;
+      blockHTML(d.block.id).then(function (h) { place(d.block.id, h, before); }).catch(function () { refresh("blocks"); });
+    } else if (ev.type === "blocks.reordered" && d.blockIds) {
+      var host = $("#blocks");
+      d.blockIds.forEach(function (id) { var el = topBlock(id); if (el) host.appendChild(el); });
+    } else refresh("blocks");
+  }
+
+  // ---- live: the page's own event stream ----
+  var live = $("#live");
+  function setLive(on, text) {
+    if (!live) return;
+    live.hidden = false;
+    live.textContent = text;
+    live.classList.toggle("off", !on);
+  }
+  function listen() {
+    if (!window.EventSource) return;
+    var es = new EventSource(base + "/events");
+    es.onopen = function () { setLive(true, "Live"); };
+    es.onerror = function () { setLive(false, "Reconnecting…"); };
+    es.onmessage = function (e) {
+      var ev;
+      try { ev = JSON.parse(e.data); } catch (x) { return; }
+      var t = ev.type || "";
+      if (t === "connected") return;
+      if (t === "reset") { es.close(); location.reload(); return; }
+      if (/^blocks?\./.test(t)) onBlocks(ev);
+      else if (/^comment\./.test(t)) refresh("comments");
+      else if (/^file\./.test(t)) refresh("files");
+      else if (t === "page.revoked") { es.close(); location.reload(); }
+      else if (/^(page|action|approval)\./.test(t)) refreshState();
+    };
+  }
+
+  // ---- errors next to the fields they are about ----
+  function clearErrors(scope) {
+    $$(".field-error", scope).forEach(function (p) { p.hidden = true; p.textContent = ""; });
+    $$("[aria-invalid]", scope).forEach(function (el) { el.removeAttribute("aria-invalid"); });
+  }
+  function fieldError(input, slot, message) {
+    if (!slot) return null;
+    slot.textContent = message;
+    slot.hidden = false;
+    if (input) input.setAttribute("aria-invalid", "true");
+    return input;
+  }
+  function showErrors(err, status) {
+    var details = (err && err.details) || {}, first = null;
+    var list = details.errors || (details.field ? [{ field: details.field, field_id: details.field_id, message: err.message }] : []);
+    list.forEach(function (e) {
+      var input = null, slot = null;
+      if (e.field_id) {
+        var wrap = $("[data-field=\"" + (window.CSS && CSS.escape ? CSS.escape(e.field_id) : e.field_id) + "\"]");
+        if (wrap) { input = $("input, textarea, select", wrap); slot = $(".field-error", wrap); }
+      } else if (e.field === "actor.identity") {
+        input = $("#actor_identity"); slot = $("#actor_identity-err");
+      } else if (e.field === "comment") {
+        input = $("#decide-comment"); slot = $("#decide-comment-err");
+      }
+      var got = fieldError(input, slot, e.message);
+      first = first || got;
+    });
+    if (first) first.focus();
+    status.textContent = list.length > 1 ? "Please fix the " + list.length + " fields marked below." : (err ? err.message : "That did not work.");
+    status.classList.add("err");
+  }
+
+  // ---- the decision ----
+  function confirmDanger(label) {
+    return new Promise(function (resolve) {
+      var dlg = document.createElement("dialog");
+      dlg.className = "confirm";
+      dlg.setAttribute("aria-labelledby", "confirm-h");
+      var h = document.createElement("h2"); h.id = "confirm-h"; h.textContent = label + "?";
+      var p = document.createElement("p"); p.textContent = "This decision cannot be undone.";
+      var row = document.createElement("div"); row.className = "decide-actions";
+      var yes = document.createElement("button"); yes.type = "button"; yes.className = "bt bt-danger"; yes.textContent = "Yes, " + label;
+      var no = document.createElement("button"); no.type = "button"; no.className = "bt bt-secondary"; no.textContent = "Cancel";
+      row.appendChild(yes); row.appendChild(no);
+      dlg.appendChild(h); dlg.appendChild(p); dlg.appendChild(row);
+      document.body.appendChild(dlg);
+      var done = function (v) { dlg.close(); dlg.remove(); resolve(v); };
+      yes.addEventListener("click", function () { done(true); });
+      no.addEventListener("click", function () { done(false); });
+      dlg.addEventListener("cancel", function (e) { e.preventDefault(); done(false); });
+      dlg.showModal();
+      no.focus();
+    });
+  }
+  function formValues(form) {
+    var values = {};
+    $$("[name^='form_data.']").forEach(function (el) {
+      if (el.disabled || (el.form && el.form !== form)) return;
+      var name = el.name.slice("form_data.".length);
+      if (el.type === "file") {
+        if (el.dataset.fileId) (values[name] = values[name] || []).push(el.dataset.fileId);
+        return;
+      }
+      if ((el.type === "checkbox" || el.type === "radio") && !el.checked) return;
+      (values[name] = values[name] || []).push(el.value);
+    });
+    return values;
+  }
+  function decide(e) {
+    var form = e.target;
+    if (!form || form.id !== "decide") return;
+    e.preventDefault();
+    var button = e.submitter || document.activeElement;
+    var action = button && button.name === "action" ? button.value : "";
+    var label = button ? button.textContent.trim() : "Submit";
+    var status = $(".form-status", form);
+    var go = button && button.hasAttribute("data-danger") ? confirmDanger(label) : Promise.resolve(true);
+    go.then(function (ok) {
+      if (!ok) return;
+      clearErrors(document);
+      status.classList.remove("err");
+      status.textContent = "Sending…";
+      var who = ($("#actor_identity") || {}).value || "";
+      if (who.trim()) store("folio.identity", who.trim());
+      var payload = { actor: { identity: who }, form_values: formValues(form) };
+      var comment = ($("#decide-comment") || {}).value || "";
+      if (comment.trim()) payload.comment = comment;
+      $$("button[name=action]").forEach(function (b) { b.disabled = true; });
+      fetch(base + "/actions/" + encodeURIComponent(action || "submit"), {
+        method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(payload)
+      }).then(function (r) {
+        return r.json().catch(function () { return {}; }).then(function (j) { return { status: r.status, body: j }; });
+      }).then(function (res) {
+        $$("button[name=action]").forEach(function (b) { b.disabled = false; });
+        if (res.status === 200) {
+          status.textContent = "Recorded: " + label + ".";
+          refreshState().then(function () {
+            var h = $("#outcome-h") || $("#chain-h");
+            if (h) { h.setAttribute("tabindex", "-1"); h.focus(); }
+          });
+          return;
+        }
+        if (res.status === 409) {
+          status.textContent = "This page changed before your decision arrived: " + ((res.body.error || {}).message || "") + ".";
+          status.classList.add("err");
+          refreshState();
+          return;
+        }
+        showErrors(res.body.error, status);
+      }).catch(function () {
+        $$("button[name=action]").forEach(function (b) { b.disabled = false; });
+        status.textContent = "The decision could not be sent. Check your connection and try again.";
+        status.classList.add("err");
+      });
+    });
+  }
+
+  // ---- comments ----
+  var tokens = {};
+  try { tokens = JSON.parse(store("folio.comment-tokens") || "{}") || {}; } catch (e) { tokens = {}; }
+  function saveToken(id, token) { tokens[id] = token; store("folio.comment-tokens", JSON.stringify(tokens)); }
+  var context = { parent: "", block: "" };
+  function setContext(text, parent, block) {
+    context = { parent: parent || "", block: block || "" };
+    var c = $(".composer-context");
+    if (!c) return;
+    c.hidden = !text;
+    $("span", c).textContent = text || "";
+    var t = $("#comment-text");
+    if (text && t) t.focus();
+  }
+  function comments(scope) {
+    var composer = $("#composer");
+    if (composer) composer.hidden = false;
+    $$(".comment", scope).forEach(function (li) {
+      var id = li.getAttribute("data-comment"), tools = $(".comment-tools", li);
+      if (!tools) return;
+      tools.hidden = !composer && !tokens[id];
+      $("[data-reply]", tools).hidden = !composer;
+      $("[data-edit]", tools).hidden = !tokens[id] || !composer;
+      $("[data-delete]", tools).hidden = !tokens[id];
+    });
+    $$(".blk-comment", scope).forEach(function (b) { b.hidden = !composer; });
+    if (composer && !$("#comment-name").value) $("#comment-name").value = store("folio.identity") || "";
+  }
+  function commentRequest(method, url, payload) {
+    return fetch(url, { method: method, headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(payload) })
+      .then(function (r) { return r.text().then(function (t) { var j = {}; try { j = JSON.parse(t); } catch (e) { /* 204 */ } return { status: r.status, body: j }; }); });
+  }
+  function onComment(e) {
+    var form = e.target;
+    if (!form || form.id !== "composer") return;
+    e.preventDefault();
+    var status = $(".form-status", form), text = $("#comment-text");
+    clearErrors(form);
+    status.classList.remove("err");
+    var payload = { content: text.value, author_name: $("#comment-name").value };
+    if (context.parent) payload.parent_id = context.parent;
+    if (context.block) payload.block_id = context.block;
+    if (payload.author_name.trim()) store("folio.identity", payload.author_name.trim());
+    status.textContent = "Posting…";
+    commentRequest("POST", base + "/comments", payload).then(function (res) {
+      if (res.status !== 201) {
+        var err = res.body.error || {};
+        if ((err.details || {}).field === "content") fieldError(text, $("#comment-text-err"), err.message);
+        status.textContent = err.message || "The comment was not posted.";
+        status.classList.add("err");
+        return;
+      }
+      if (res.body.editToken) saveToken(res.body.id, res.body.editToken);
+      text.value = "";
+      setContext("");
+      status.textContent = "Posted.";
+      refresh("comments").then(function () {
+        var li = document.getElementById("c-" + res.body.id);
+        if (li) li.classList.add("flash");
+      });
+    }).catch(function () { status.textContent = "The comment could not be sent."; status.classList.add("err"); });
+  }
+  function onCommentTool(e) {
+    var t = e.target.closest("button");
+    if (!t) return;
+    if (t.classList.contains("blk-comment")) {
+      var blk = t.closest("[data-block-id]"), h = blk && $(".blk-title", blk);
+      setContext("Commenting on “" + (h ? h.textContent : "this block") + "”.", "", t.getAttribute("data-comment-on"));
+      $("#composer").scrollIntoView({ block: "center" });
+      return;
+    }
+    var li = t.closest(".comment");
+    if (!li) return;
+    var id = li.getAttribute("data-comment");
+    if (t.hasAttribute("data-reply")) {
+      setContext("Replying to " + $(".who strong", li).textContent + ".", id, "");
+    } else if (t.hasAttribute("data-delete")) {
+      if (!window.confirm("Delete this comment?")) return;
+      commentRequest("DELETE", base + "/comments/" + encodeURIComponent(id), { edit_token: tokens[id] }).then(function () { refresh("comments"); });
+    } else if (t.hasAttribute("data-edit")) {
+      var p = $(".text", li), area = document.createElement("textarea"), save = document.createElement("button"), cancel = document.createElement("button");
+      area.value = p.textContent; area.rows = 3; area.className = "edit-area"; area.setAttribute("aria-label", "Edit your comment");
+      save.type = "button"; save.className = "bt bt-primary"; save.textContent = "Save";
+      cancel.type = "button"; cancel.className = "bt bt-secondary"; cancel.textContent = "Cancel";
+      var row = document.createElement("div"); row.className = "decide-actions"; row.appendChild(save); row.appendChild(cancel);
+      p.replaceWith(area); area.after(row); area.focus();
+      cancel.addEventListener("click", function () { refresh("comments"); });
+      save.addEventListener("click", function () {
+        commentRequest("PATCH", base + "/comments/" + encodeURIComponent(id), { content: area.value, edit_token: tokens[id] }).then(function () { refresh("comments"); });
+      });
+    }
+  }
+
+  // ---- files: presign, PUT with progress, complete ----
+  function send(file, status, progress) {
+    var who = store("folio.identity") || "";
+    return fetch(base + "/files/presign", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ filename: file.name, mime_type: file.type || "application/octet-stream", size_bytes: file.size, uploaded_by: who })
+    }).then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error((j.error || {}).message || "the upload was refused"); return j; }); })
+      .then(function (p) {
+        return new Promise(function (resolve, reject) {
+          var x = new XMLHttpRequest();
+          x.open("PUT", p.uploadUrl);
+          if (progress) {
+            progress.hidden = false; progress.value = 0;
+            x.upload.onprogress = function (ev) { if (ev.lengthComputable) { progress.value = Math.round(100 * ev.loaded / ev.total); progress.textContent = progress.value + "%"; } };
+          }
+          x.onload = function () { x.status < 300 ? resolve(p) : reject(new Error("the upload failed (" + x.status + ")")); };
+          x.onerror = function () { reject(new Error("the upload was interrupted")); };
+          status.textContent = "Uploading " + file.name + "…";
+          x.send(file);
+        });
+      })
+      .then(function (p) {
+        return fetch(base + "/files/complete", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ storage_key: p.storageKey }) })
+          .then(function (r) { return r.json().then(function (j) { if (r.status !== 201) throw new Error((j.error || {}).message || "the upload was not recorded"); return j; }); });
+      });
+  }
+  function uploads(scope) {
+    $$("[data-upload]", scope).forEach(function (box) {
+      if (box.tagName === "INPUT") return;
+      box.hidden = false;
+      var input = $("input[type=file]", box);
+      if (!input || input.dataset.wired) return;
+      input.dataset.wired = "1";
+      input.addEventListener("change", function () {
+        var file = input.files[0], status = $(".upload-status", box), progress = $("progress", box);
+        if (!file) return;
+        send(file, status, progress).then(function (f) {
+          status.textContent = "Attached " + f.filename + ".";
+          progress.hidden = true;
+          input.value = "";
+          refresh("files");
+        }).catch(function (err) { status.textContent = "Not attached: " + err.message + "."; progress.hidden = true; });
+      });
+    });
+  }
+  function formUploads(scope) {
+    $$("input[type=file][data-upload]", scope).forEach(function (input) {
+      if (input.dataset.wired) return;
+      input.dataset.wired = "1";
+      input.addEventListener("change", function () {
+        var file = input.files[0], wrap = input.closest("[data-field]"), slot = wrap && $(".field-error", wrap);
+        delete input.dataset.fileId;
+        if (!file) return;
+        var note = document.createElement("p");
+        note.className = "muted"; note.setAttribute("role", "status");
+        input.after(note);
+        send(file, note, null).then(function (f) { input.dataset.fileId = f.id; note.textContent = "Uploaded " + f.filename + "."; })
+          .catch(function (err) { note.remove(); fieldError(input, slot, "Not uploaded: " + err.message + "."); });
+      });
+    });
+  }
+
+  // ---- start ----
+  function start() {
+    fetch("/internal/pages/" + encodeURIComponent(pageId) + "/view", { method: "POST" }).catch(function () {});
+    var who = $("#actor_identity");
+    if (who && !who.value) who.value = store("folio.identity") || "";
+    document.addEventListener("submit", function (e) { if (e.target.id === "decide") decide(e); else onComment(e); });
+    document.addEventListener("click", onCommentTool);
+    enhance(document);
+    listen();
+    var problem = $("#problem");
+    if (problem) problem.focus();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+})();

@@ -1,0 +1,189 @@
+package web
+
+import (
+	"html/template"
+	"net/http"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/page"
+	"folio/transport/web/render"
+)
+
+// The review page is made of parts that the page script redraws when the page's
+// event stream says they changed: state (decision, approval chain), decide (the
+// decision form), files, comments, and each top-level block. Every part is served
+// alone by the same template that drew it in the page, under the same access rule,
+// so what arrives live is exactly what a reload would show.
+
+// parts maps a part's name in /p/:id/parts/:part to its template and model.
+var parts = map[string]func(v *reviewView) any{
+	"state":    func(v *reviewView) any { return v.State },
+	"decide":   func(v *reviewView) any { return v.Decide },
+	"files":    func(v *reviewView) any { return v.Files },
+	"comments": func(v *reviewView) any { return v.Comments },
+	"head":     func(v *reviewView) any { return v },
+	"blocks":   func(v *reviewView) any { return v },
+}
+
+// part is GET /p/:id/parts/:part: one part of the review page as HTML.
+func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	model, ok := parts[ps.ByName("part")]
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	o, err := s.open(r, ps.ByName("id"))
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	if o == nil || o.Gone || o.Gate {
+		s.fragmentGone(w, r, o)
+		return
+	}
+	v := s.reviewOf(o, s.c.Now())
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := s.execute(buf, "part-"+ps.ByName("part"), model(&v)); err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	writeHTML(w, r, http.StatusOK, buf.Bytes())
+}
+
+// block is GET /p/:id/blocks/:blockId: one top-level block as the page draws it.
+func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	o, err := s.open(r, ps.ByName("id"))
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	if o == nil || o.Gone || o.Gate {
+		s.fragmentGone(w, r, o)
+		return
+	}
+	v := s.reviewOf(o, s.c.Now()) // the options (form, actions) the page draws blocks with
+	id := ps.ByName("blockId")
+	for _, b := range o.Page.Blocks {
+		if b.ID == id {
+			buf := getBuf()
+			defer putBuf(buf)
+			render.Block(buf, b, v.renderOptions)
+			writeHTML(w, r, http.StatusOK, buf.Bytes())
+			return
+		}
+	}
+	s.notFound(w, r)
+}
+
+// fragmentGone answers a part of a page the viewer can no longer see: the page
+// script then reloads the whole page, which explains why.
+func (s *Site) fragmentGone(w http.ResponseWriter, r *http.Request, o *page.Opened) {
+	status := http.StatusNotFound
+	switch {
+	case o != nil && o.Gone:
+		status = http.StatusGone
+	case o != nil && o.Gate:
+		status = http.StatusUnauthorized
+	}
+	writeHTML(w, r, status, nil)
+}
+
+// filesView is the files part: the page's files, and whether the viewer may add some.
+type filesView struct {
+	ID       string
+	Files    []fileItem
+	CanWrite bool
+}
+
+type fileItem struct {
+	ID         string
+	Name       string
+	Type       string
+	Size       int64
+	UploadedBy string
+	At         time.Time
+	Href       string
+}
+
+func filesOf(p *page.Page, files []*page.File, status string) filesView {
+	v := filesView{ID: p.ID, CanWrite: status == page.Active}
+	for _, f := range files {
+		v.Files = append(v.Files, fileItem{ID: f.ID, Name: f.Filename, Type: f.MimeType, Size: f.SizeBytes, UploadedBy: f.UploadedBy,
+			At: f.CreatedAt, Href: "/v1/pages/" + p.ID + "/files/" + f.ID + "/download"})
+	}
+	return v
+}
+
+// commentsView is the comments part: the thread, and whether the viewer may write.
+type commentsView struct {
+	ID       string
+	Items    []commentItem
+	Count    int
+	CanWrite bool
+	Blocks   map[string]string // block id -> its title, for "on <block>" anchors
+}
+
+type commentItem struct {
+	ID        string
+	Author    string
+	Agent     bool
+	Content   string
+	At        time.Time
+	Edited    bool
+	Depth     int
+	BlockID   string
+	BlockName string
+	ParentID  string
+}
+
+func commentsOf(p *page.Page, list []*page.Comment, status string) commentsView {
+	v := commentsView{ID: p.ID, Count: len(list), CanWrite: status == page.Active}
+	titles := blockTitles(p)
+	for _, t := range threaded(list) {
+		c := t.Comment
+		item := commentItem{ID: c.ID, Author: c.AuthorName, Agent: c.AuthorType == "agent", Content: c.Content, At: c.CreatedAt,
+			Edited: c.UpdatedAt != nil, Depth: t.Depth, BlockID: c.BlockID, ParentID: c.ParentID}
+		if c.BlockID != "" {
+			item.BlockName = titles[c.BlockID]
+			if item.BlockName == "" {
+				item.BlockName = "a block"
+			}
+		}
+		v.Items = append(v.Items, item)
+	}
+	return v
+}
+
+// blockTitles names the page's top-level blocks for comment anchors: the block's
+// title, else its type.
+func blockTitles(p *page.Page) map[string]string {
+	out := make(map[string]string, len(p.Blocks))
+	for _, b := range p.Blocks {
+		t := render.TitleOf(b)
+		if t == "" {
+			t = humanType(b.Type)
+		}
+		out[b.ID] = t
+	}
+	return out
+}
+
+func humanType(t string) string {
+	b := []byte(t)
+	for i := range b {
+		if b[i] == '_' {
+			b[i] = ' '
+		}
+	}
+	if len(b) > 0 && b[0] >= 'a' && b[0] <= 'z' {
+		b[0] -= 'a' - 'A'
+	}
+	return string(b) + " block"
+}
+
+// htmlOf marks HTML the render package built (every agent string in it escaped or
+// sanitised) as safe to insert into the page template.
+func htmlOf(s string) template.HTML { return template.HTML(s) } // #nosec: built by render

@@ -1,0 +1,331 @@
+package web
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/page"
+	"folio/transport/web/render"
+)
+
+// formID is the id of the review page's one <form> element: the decision form. Form
+// blocks' fields and action buttons inside blocks belong to it through their form
+// attribute.
+const formID = "decide"
+
+// review is GET /p/:id.
+func (s *Site) review(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	o, err := s.open(r, ps.ByName("id"))
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	if o == nil {
+		s.notFound(w, r)
+		return
+	}
+	s.show(w, r, o, http.StatusOK, nil)
+}
+
+// show renders the review page for o with status; problem (may be nil) is the
+// refusal of a decision the person just sent without JavaScript.
+func (s *Site) show(w http.ResponseWriter, r *http.Request, o *page.Opened, status int, problem *problemView) {
+	buf := getBuf()
+	defer putBuf(buf)
+	var err error
+	switch {
+	case o.Gone:
+		err = s.execute(buf, "gone", s.shell("This page was withdrawn"))
+		status = http.StatusGone
+	case o.Gate:
+		err = s.execute(buf, "gate", s.shell("Sign-in required"))
+		status = http.StatusUnauthorized
+	default:
+		v := s.reviewOf(o, s.c.Now())
+		v.Problem = problem
+		err = s.execute(buf, "review", v)
+	}
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	writeHTML(w, r, status, buf.Bytes())
+}
+
+// Shell is what every page of this package has around its content.
+type Shell struct {
+	Title string
+	CSS   string
+	JS    string
+}
+
+func (s *Site) shell(title string) Shell {
+	return Shell{Title: title, CSS: s.assets.css.path, JS: s.assets.js.path}
+}
+
+// reviewView is the review page's model: the page's chrome, its rendered blocks and
+// its parts (state, decision form, files, comments), each of which is also served
+// alone (parts.go) so the page can redraw it live.
+type reviewView struct {
+	Shell
+	ID          string
+	Status      string // effective status: an active page past its expiry reads expired
+	StatusLabel string
+	PageType    string
+	Summary     string
+	Priority    string
+	Tags        []string
+	CreatedBy   string
+	CreatedAt   time.Time
+	ExpiresAt   *time.Time
+	Views       int
+	Version     int
+	Blocks      any // template.HTML
+	State       stateView
+	Decide      decideView
+	Files       filesView
+	Comments    commentsView
+	Problem     *problemView
+
+	renderOptions render.Options // how the blocks were drawn (live fragments use the same)
+}
+
+// stateView is the page's outcome so far: the decision once made, the approval chain
+// and its progress, and the notice of an expired or completed page.
+type stateView struct {
+	ID       string
+	Status   string
+	Decision *decisionView
+	Chain    *chainView
+	Expired  bool
+}
+
+type decisionView struct {
+	Outcome string // approved, rejected
+	Action  string // the label of the action that completed the page
+	By      string
+	At      time.Time
+	Comment string
+}
+
+type chainView struct {
+	Status  string // in_progress, approved, rejected
+	Mode    string
+	Steps   []stepView
+	Current string // the name of the step awaiting a decision
+}
+
+type stepView struct {
+	Name      string
+	Status    string // pending, completed, skipped
+	Current   bool
+	Decision  string
+	DecidedBy string
+	DecidedAt *time.Time
+	Assignees []string
+	Needed    int // approvals a step needs
+	Approvals int
+}
+
+// decideView is the decision form: the page's actions while it is active.
+type decideView struct {
+	ID      string
+	Open    bool // the page takes decisions now
+	Actions []actionView
+	// FormOnly: the page has form blocks and no actions; its form is submitted with
+	// the implicit action page.SubmitAction (the form block draws the button).
+	FormOnly bool
+	HasForm  bool
+}
+
+type actionView struct {
+	ID     string
+	Label  string
+	Style  string
+	Danger bool
+}
+
+// problemView is a refusal shown in place (a decision sent without JavaScript).
+type problemView struct {
+	Message string
+	Fields  []fieldProblem
+}
+
+type fieldProblem struct {
+	FieldID string
+	Message string
+}
+
+func (s *Site) reviewOf(o *page.Opened, now time.Time) reviewView {
+	p := o.Page
+	status := page.EffectiveStatus(p, now)
+	v := reviewView{
+		Shell: s.shell(p.Title), ID: p.ID, Status: status, StatusLabel: statusLabel(status),
+		PageType: p.PageType, Summary: p.Summary, Priority: p.Priority, Tags: p.Tags, CreatedBy: p.CreatedBy,
+		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, Views: p.Stats.ViewCount, Version: p.Version,
+	}
+	v.State = stateOf(p, status)
+	v.Decide = decideOf(p, status)
+	opt := render.Options{PageID: p.ID, Now: now}
+	if v.Decide.Open {
+		opt.FormID, opt.Actions = formID, map[string]bool{}
+		for _, a := range v.Decide.Actions {
+			opt.Actions[a.ID] = true
+		}
+		if v.Decide.FormOnly {
+			opt.Actions[""] = true
+		}
+	}
+	v.renderOptions = opt
+	var blocks bytes.Buffer
+	render.Page(&blocks, p.Blocks, opt)
+	v.Blocks = htmlOf(blocks.String())
+	v.Files = filesOf(p, o.Files, status)
+	v.Comments = commentsOf(p, o.Comments, status)
+	return v
+}
+
+func statusLabel(status string) string {
+	switch status {
+	case page.Active:
+		return "Awaiting review"
+	case page.Completed:
+		return "Decided"
+	case page.Expired:
+		return "Expired"
+	case page.Revoked:
+		return "Withdrawn"
+	case page.Draft:
+		return "Draft"
+	}
+	return status
+}
+
+func stateOf(p *page.Page, status string) stateView {
+	st := stateView{ID: p.ID, Status: status, Expired: status == page.Expired}
+	if status == page.Completed {
+		d := &decisionView{Outcome: p.Decision}
+		if n := len(p.Executions); n > 0 {
+			e := p.Executions[n-1]
+			d.By, d.At = e.Actor, e.ExecutedAt
+			if e.Comment != nil {
+				d.Comment = *e.Comment
+			}
+			d.Action = e.ActionID
+			for _, a := range p.Actions {
+				if a.ActionID == e.ActionID && a.Label != "" {
+					d.Action = a.Label
+				}
+			}
+		}
+		if p.CompletedAt != nil {
+			d.At = *p.CompletedAt
+		}
+		st.Decision = d
+	}
+	if c := p.Approval; c != nil {
+		cv := &chainView{Status: c.Status, Mode: c.Mode}
+		view := c.View()
+		for _, sv := range view.Steps {
+			current := view.CurrentStep != nil && sv.StepID == *view.CurrentStep && c.Status == page.ChainInProgress
+			if c.Mode != page.ModeSequential {
+				current = sv.Status == page.StepPending && c.Status == page.ChainInProgress
+			}
+			step := stepView{Name: sv.Name, Status: sv.Status, Current: current, Decision: sv.Decision, DecidedBy: sv.DecidedBy,
+				DecidedAt: sv.DecidedAt, Assignees: sv.Assignees, Needed: sv.MinApprovals}
+			for _, d := range sv.Decisions {
+				if d.Decision == page.DecisionApproved {
+					step.Approvals++
+				}
+			}
+			if step.Current {
+				cv.Current = sv.Name
+			}
+			cv.Steps = append(cv.Steps, step)
+		}
+		st.Chain = cv
+	}
+	return st
+}
+
+func decideOf(p *page.Page, status string) decideView {
+	d := decideView{ID: p.ID, Open: status == page.Active, HasForm: page.HasForm(p)}
+	for _, a := range p.Actions {
+		label := a.Label
+		if strings.TrimSpace(label) == "" {
+			label = a.ActionID
+		}
+		d.Actions = append(d.Actions, actionView{ID: a.ActionID, Label: label, Style: a.Style, Danger: a.Style == "danger"})
+	}
+	d.FormOnly = len(p.Actions) == 0 && d.HasForm
+	if len(d.Actions) == 0 && !d.FormOnly {
+		d.Open = false
+	}
+	return d
+}
+
+// failed answers an error that is not the viewer's doing.
+func (s *Site) failed(w http.ResponseWriter, r *http.Request, err error) {
+	s.c.Log.Error("page for people failed", slog.String("path", r.URL.Path), slog.Any("err", err))
+	buf := getBuf()
+	defer putBuf(buf)
+	if s.execute(buf, "oops", s.shell("Something went wrong")) != nil {
+		http.Error(w, "Something went wrong.", http.StatusInternalServerError)
+		return
+	}
+	writeHTML(w, r, http.StatusInternalServerError, buf.Bytes())
+}
+
+// notFound is the friendly 404 page.
+func (s *Site) notFound(w http.ResponseWriter, r *http.Request) {
+	buf := getBuf()
+	defer putBuf(buf)
+	if s.execute(buf, "missing", s.shell("Page not found")) != nil {
+		http.NotFound(w, r)
+		return
+	}
+	writeHTML(w, r, http.StatusNotFound, buf.Bytes())
+}
+
+// sortedComments returns comments threaded: top-level ones in creation order, each
+// followed by its replies (recursively), with their depth.
+func threaded(list []*page.Comment) []threadItem {
+	children := map[string][]*page.Comment{}
+	ids := map[string]bool{}
+	for _, c := range list {
+		ids[c.ID] = true
+	}
+	var roots []*page.Comment
+	for _, c := range list {
+		if c.ParentID != "" && ids[c.ParentID] {
+			children[c.ParentID] = append(children[c.ParentID], c)
+		} else {
+			roots = append(roots, c)
+		}
+	}
+	var out []threadItem
+	var walk func(c *page.Comment, depth int)
+	walk = func(c *page.Comment, depth int) {
+		out = append(out, threadItem{Comment: c, Depth: min(depth, 4)})
+		kids := children[c.ID]
+		sort.SliceStable(kids, func(i, j int) bool { return kids[i].Seq < kids[j].Seq })
+		for _, k := range kids {
+			walk(k, depth+1)
+		}
+	}
+	for _, c := range roots {
+		walk(c, 0)
+	}
+	return out
+}
+
+type threadItem struct {
+	Comment *page.Comment
+	Depth   int
+}

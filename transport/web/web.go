@@ -1,0 +1,104 @@
+// Package web serves the pages people open in a browser. The review page at
+// /p/:id (and the short address /s/:code that leads to it) shows every block of a
+// page, its state, its approval chain, comments and files, and lets a person decide,
+// fill in forms, comment and upload; it follows the page's own event stream and
+// redraws what changed from server-rendered fragments.
+//
+// Pages are server-side html/template; CSS and JS are embedded and served under
+// hashed names; nothing is fetched from another origin. Every write a person makes
+// goes through the same actor messages as the API's, so the browser and an agent
+// meet the same rules and the same messages.
+package web
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/page"
+	"folio/actors/registry"
+	"folio/persistence"
+)
+
+// Router is where routes are mounted (the API server).
+type Router interface {
+	Handle(method, path string, h httprouter.Handle)
+}
+
+// Config wires the pages.
+type Config struct {
+	Store *persistence.Store
+	Pages *registry.Registry
+	Now   func() time.Time
+	// Viewer says who is asking (an API key, later a session); anonymous when the
+	// request carries no credential. An invalid credential is an error.
+	Viewer func(r *http.Request) (page.Viewer, error)
+	Log    *slog.Logger
+}
+
+// Mount adds the routes for people.
+func Mount(r Router, c Config) *Site {
+	s := &Site{c: c, assets: buildAssets()}
+	if s.c.Now == nil {
+		s.c.Now = time.Now
+	}
+	if s.c.Log == nil {
+		s.c.Log = slog.Default()
+	}
+	if s.c.Viewer == nil {
+		s.c.Viewer = func(*http.Request) (page.Viewer, error) { return page.Viewer{}, nil }
+	}
+	r.Handle("GET", "/p/:id", s.review)
+	r.Handle("POST", "/p/:id/act", s.act)
+	r.Handle("GET", "/p/:id/parts/:part", s.part)
+	r.Handle("GET", "/p/:id/blocks/:blockId", s.block)
+	r.Handle("GET", "/s/:code", s.short)
+	r.Handle("GET", "/assets/:name", s.assets.serve)
+	return s
+}
+
+// Site serves the pages for people.
+type Site struct {
+	c      Config
+	assets *assetSet
+}
+
+// short is /s/:code: 302 to the page (404 for an unknown code or a draft).
+func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	id, ok := page.ResolveShortCode(s.c.Store, ps.ByName("code"))
+	if ok {
+		o, err := s.open(r, id)
+		ok = err == nil && o != nil
+	}
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, "/p/"+id, http.StatusFound)
+}
+
+// open asks the page for what the viewer may see of it: nil (and no error) when it
+// does not exist for them.
+func (s *Site) open(r *http.Request, id string) (*page.Opened, error) {
+	if id == "" || len(id) > 64 {
+		return nil, nil
+	}
+	v, err := s.c.Viewer(r)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.c.Pages.Ask(id, &page.Open{Viewer: v})
+	if err != nil {
+		return nil, err
+	}
+	switch x := res.(type) {
+	case *page.Opened:
+		return x, nil
+	case error:
+		return nil, nil // not found for this viewer (a draft, another tenant's): one friendly 404
+	}
+	return nil, nil
+}
