@@ -147,7 +147,7 @@ func checkFormData(fields []formField, raw json.RawMessage) error {
 		v, ok := data[f.FieldID]
 		if !ok || isNull(v) {
 			if f.Required {
-				failed = append(failed, formErr(f.FieldID, "required", "form_data.%s is required", f.FieldID))
+				failed = append(failed, formErr(f.FieldID, "required", "%s is required", f.name()))
 			}
 			continue
 		}
@@ -173,24 +173,33 @@ func formErr(id, constraint, format string, args ...any) *fault.Error {
 	return e
 }
 
+// name is what a person calls a field in messages: its label, else its id. The
+// error's details.field still names form_data.<field_id> for programs.
+func (f formField) name() string {
+	if l := strings.TrimSpace(f.Label); l != "" {
+		return l
+	}
+	return f.FieldID
+}
+
 // checkField validates one present, non-null value.
 func checkField(f formField, v json.RawMessage) *fault.Error {
-	id := f.FieldID
+	id, name := f.FieldID, f.name()
 	str := func() (string, *fault.Error) {
 		var s string
 		if json.Unmarshal(v, &s) != nil {
-			return "", formErr(id, "type", "form_data.%s must be a string", id)
+			return "", formErr(id, "type", "%s must be a string", name)
 		}
 		if f.Required && strings.TrimSpace(s) == "" {
-			return "", formErr(id, "required", "form_data.%s is required", id)
+			return "", formErr(id, "required", "%s is required", name)
 		}
 		if f.MaxLength != nil && utf8.RuneCountInString(s) > *f.MaxLength {
-			e := formErr(id, "max_length", "form_data.%s has at most %d characters", id, *f.MaxLength)
+			e := formErr(id, "max_length", "%s has at most %d characters", name, *f.MaxLength)
 			e.Details["limit"] = *f.MaxLength
 			return "", e
 		}
 		if len(s) > 100_000 {
-			e := formErr(id, "max_length", "form_data.%s has at most 100000 characters", id)
+			e := formErr(id, "max_length", "%s has at most 100000 characters", name)
 			e.Details["limit"] = 100_000
 			return "", e
 		}
@@ -200,25 +209,25 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 	case "number":
 		var n float64
 		if json.Unmarshal(v, &n) != nil || math.IsInf(n, 0) {
-			return formErr(id, "type", "form_data.%s must be a number", id)
+			return formErr(id, "type", "%s must be a number", name)
 		}
 		if f.Validation != nil && f.Validation.Min != nil && n < *f.Validation.Min {
-			e := formErr(id, "min", "form_data.%s must be at least %g", id, *f.Validation.Min)
+			e := formErr(id, "min", "%s must be at least %g", name, *f.Validation.Min)
 			e.Details["minimum"] = *f.Validation.Min
 			return e
 		}
 		if f.Validation != nil && f.Validation.Max != nil && n > *f.Validation.Max {
-			e := formErr(id, "max", "form_data.%s must be at most %g", id, *f.Validation.Max)
+			e := formErr(id, "max", "%s must be at most %g", name, *f.Validation.Max)
 			e.Details["maximum"] = *f.Validation.Max
 			return e
 		}
 	case "checkbox":
 		var b bool
 		if json.Unmarshal(v, &b) != nil {
-			return formErr(id, "type", "form_data.%s must be true or false", id)
+			return formErr(id, "type", "%s must be true or false", name)
 		}
 		if f.Required && !b {
-			return formErr(id, "required", "form_data.%s must be checked", id)
+			return formErr(id, "required", "%s must be checked", name)
 		}
 	case "email":
 		s, err := str()
@@ -226,7 +235,7 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 			return err
 		}
 		if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
-			return formErr(id, "email", "form_data.%s must be an e-mail address", id)
+			return formErr(id, "email", "%s must be an e-mail address", name)
 		}
 	case "url":
 		s, err := str()
@@ -234,7 +243,7 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 			return err
 		}
 		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return formErr(id, "url", "form_data.%s must be an http(s) URL", id)
+			return formErr(id, "url", "%s must be an http(s) URL", name)
 		}
 	case "date":
 		s, err := str()
@@ -242,7 +251,7 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 			return err
 		}
 		if _, err := time.Parse("2006-01-02", s); err != nil {
-			return formErr(id, "date", "form_data.%s must be a date such as 2026-05-01", id)
+			return formErr(id, "date", "%s must be a date such as 2026-05-01", name)
 		}
 	case "datetime":
 		s, err := str()
@@ -250,16 +259,16 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 			return err
 		}
 		if !isDateTime(s) {
-			return formErr(id, "datetime", "form_data.%s must be a date and time such as 2026-05-01T14:30:00Z", id)
+			return formErr(id, "datetime", "%s must be a date and time such as 2026-05-01T14:30:00Z", name)
 		}
 	case "select", "radio":
 		var x any
 		_ = json.Unmarshal(v, &x)
 		if !isScalar(x) {
-			return formErr(id, "type", "form_data.%s must be one option value", id)
+			return formErr(id, "type", "%s must be one option value", name)
 		}
 		if s, isStr := x.(string); isStr && f.Required && s == "" {
-			return formErr(id, "required", "form_data.%s is required", id)
+			return formErr(id, "required", "%s is required", name)
 		}
 		if !f.hasOption(x) {
 			return optionErr(f, x)
@@ -267,10 +276,10 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 	case "multi_select":
 		var xs []any
 		if json.Unmarshal(v, &xs) != nil {
-			return formErr(id, "type", "form_data.%s must be an array of option values", id)
+			return formErr(id, "type", "%s must be an array of option values", name)
 		}
 		if f.Required && len(xs) == 0 {
-			return formErr(id, "required", "form_data.%s needs at least one option", id)
+			return formErr(id, "required", "%s needs at least one option", name)
 		}
 		seen := map[string]bool{}
 		for _, x := range xs {
@@ -279,7 +288,7 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 			}
 			k := fmt.Sprint(x)
 			if seen[k] {
-				return formErr(id, "unique", "form_data.%s lists %v twice", id, x)
+				return formErr(id, "unique", "%s lists %v twice", name, x)
 			}
 			seen[k] = true
 		}
@@ -287,10 +296,10 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 		var s string
 		var ss []string
 		if json.Unmarshal(v, &s) != nil && json.Unmarshal(v, &ss) != nil {
-			return formErr(id, "type", "form_data.%s must be a file reference (string) or an array of them", id)
+			return formErr(id, "type", "%s must be a file reference (string) or an array of them", name)
 		}
 		if f.Required && s == "" && len(ss) == 0 {
-			return formErr(id, "required", "form_data.%s is required", id)
+			return formErr(id, "required", "%s is required", name)
 		}
 	case "text", "textarea":
 		if _, err := str(); err != nil {
@@ -333,7 +342,7 @@ func optionErr(f formField, x any) *fault.Error {
 	for i, o := range f.Options {
 		allowed[i] = o.Value
 	}
-	e := formErr(f.FieldID, "enum", "form_data.%s: %v is not one of the field's options", f.FieldID, x)
+	e := formErr(f.FieldID, "enum", "%s: %v is not one of the field's options", f.name(), x)
 	e.Details["allowed"] = allowed
 	return e
 }

@@ -195,7 +195,7 @@
       first = first || got;
     });
     if (first) first.focus();
-    status.textContent = list.length > 1 ? "Please fix the " + list.length + " fields marked below." : (err ? err.message : "That did not work.");
+    status.textContent = list.length > 1 ? "Please correct the " + list.length + " fields marked in red." : (err ? err.message : "That did not work.");
     status.classList.add("err");
   }
 
@@ -414,10 +414,11 @@
         var file = input.files[0], status = $(".upload-status", box), progress = $("progress", box);
         if (!file) return;
         send(file, status, progress).then(function (f) {
-          status.textContent = "Attached " + f.filename + ".";
-          progress.hidden = true;
           input.value = "";
-          refresh("files");
+          return refresh("files").then(function () {
+            var s = $(".upload-status");
+            if (s) s.textContent = "Attached " + f.filename + ".";
+          });
         }).catch(function (err) { status.textContent = "Not attached: " + err.message + "."; progress.hidden = true; });
       });
     });

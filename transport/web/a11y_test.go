@@ -1,0 +1,120 @@
+package web_test
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"folio/transport/server/servertest"
+)
+
+var axeSource = sync.OnceValues(func() (string, error) {
+	b, err := os.ReadFile("testdata/axe/axe.min.js")
+	return string(b), err
+})
+
+// axe runs axe-core (vendored test data, never served) on the page as it stands and
+// returns its serious and critical violations, one line each.
+func (tb *tab) axe() []string {
+	tb.t.Helper()
+	src, err := axeSource()
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	tb.eval0(src)
+	return await[[]string](tb, `axe.run(document, {resultTypes: ["violations"]}).then(function(r){
+		return r.violations.filter(function(v){return v.impact === "serious" || v.impact === "critical"}).map(function(v){
+			return v.impact + " " + v.id + ": " + v.help + " — " + v.nodes.slice(0, 3).map(function(n){return n.target.join(" ")}).join(", ")})})`)
+}
+
+func (tb *tab) noSeriousViolations(where string) {
+	tb.t.Helper()
+	for _, theme := range []bool{false, true} {
+		tb.dark(theme)
+		// Colours transition when the theme changes: judge them once they have settled.
+		tb.until("the theme's colours to settle", `document.getAnimations().every(function(a){return a.playState !== "running"})`)
+		if v := tb.axe(); len(v) > 0 {
+			tb.t.Errorf("axe on %s (dark %v): %d serious or critical violations:\n%s", where, theme, len(v), strings.Join(v, "\n"))
+		}
+	}
+	tb.dark(false)
+}
+
+// TestTheReviewPageHasNoSeriousAccessibilityViolations: axe-core finds no serious or
+// critical violation on the all-blocks page, in light and dark, while it takes
+// decisions and once decided; nor on the pages that stand in for one.
+func TestTheReviewPageHasNoSeriousAccessibilityViolations(t *testing.T) {
+	e := servertest.New(t)
+	key, _ := e.Register("a11y")
+	id := publish(t, e, key, approvalPage(map[string]any{"blocks": allBlocks(t)}))
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+	tb.noSeriousViolations("the all-blocks page")
+	e.Must(201, "POST", "/v1/pages/"+id+"/comments", "", map[string]any{"content": "A question", "author_name": "Ann"})
+	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"actor": map[string]any{"identity": "ops@example.com"}, "comment": "Go"})
+	tb.until("the decision", `!!document.querySelector(".outcome-approved") && document.querySelectorAll(".comment").length === 1`)
+	tb.noSeriousViolations("the decided page")
+
+	private := publish(t, e, key, approvalPage(map[string]any{"access": map[string]any{"mode": "authenticated",
+		"allowed_identities": []any{map[string]any{"type": "email", "value": "a@example.com"}}}}))
+	revoked := publish(t, e, key, approvalPage(nil))
+	e.Must(200, "POST", "/v1/pages/"+revoked+"/revoke", key, map[string]any{"reason": "x"})
+	for name, path := range map[string]string{"the sign-in gate": "/p/" + private, "the withdrawn page": "/p/" + revoked, "the 404 page": "/p/pg_nope"} {
+		tb.do(chromedp.Navigate(e.Srv.URL + path))
+		tb.noSeriousViolations(name)
+	}
+}
+
+// TestTheReviewPageWorksFromTheKeyboard: from the top, Tab reaches the skip link,
+// the tabs, the form fields and the decision buttons, each with a visible focus
+// ring; the tabs switch with the arrow keys; Enter on Approve decides.
+func TestTheReviewPageWorksFromTheKeyboard(t *testing.T) {
+	e := servertest.New(t)
+	key, _ := e.Register("keys")
+	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
+		map[string]any{"type": "tab", "data": map[string]any{"tabs": []any{
+			map[string]any{"label": "Summary", "blocks": []any{map[string]any{"type": "text", "data": map[string]any{"content": "The summary"}}}},
+			map[string]any{"label": "Raw", "blocks": []any{map[string]any{"type": "code", "data": map[string]any{"content": "{}", "language": "json"}}}}}}}}}))
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+	seen := map[string]bool{}
+	for i := 0; i < 40 && !seen["approve"]; i++ {
+		tb.do(chromedp.KeyEvent("\t"))
+		f := eval[struct {
+			Tag, ID, Role, Value, Text string
+			Outline                    string
+		}](tb, `(function(){var a=document.activeElement,s=getComputedStyle(a);return {Tag:a.tagName,ID:a.id,Role:a.getAttribute("role")||"",Value:a.value||"",Text:(a.innerText||"").slice(0,30),Outline:s.outlineStyle+" "+s.outlineWidth}})()`)
+		switch {
+		case f.Tag == "A" && strings.Contains(f.Text, "Skip"):
+			seen["skip"] = true
+		case f.Role == "tab":
+			seen["tab"] = true
+		case f.ID == "actor_identity":
+			seen["identity"] = true
+		case f.Tag == "BUTTON" && f.Value == "approve":
+			seen["approve"] = true
+		}
+		if f.Tag != "BODY" && strings.HasPrefix(f.Outline, "none") {
+			t.Errorf("focus on %s#%s %q has no visible outline", f.Tag, f.ID, f.Text)
+		}
+	}
+	for _, want := range []string{"skip", "tab", "identity", "approve"} {
+		if !seen[want] {
+			t.Errorf("Tab never reached %s", want)
+		}
+	}
+	tb.do(chromedp.Focus(chromedp.CSS(`[role=tab][aria-selected=true]`)), chromedp.KeyEvent(kb.ArrowRight))
+	tb.until("the second tab", `document.activeElement.innerText === "Raw" && document.activeElement.getAttribute("aria-selected") === "true"`)
+	tb.do(chromedp.Focus(chromedp.ID("actor_identity")), chromedp.SendKeys(chromedp.ID("actor_identity"), "kim@example.com"),
+		chromedp.Focus(chromedp.CSS(`#decide button[value="approve"]`)), chromedp.KeyEvent(kb.Enter))
+	tb.until("the decision", `!!document.querySelector(".outcome-approved")`)
+	if got := eval[string](tb, `document.activeElement.id`); got != "outcome-h" {
+		t.Errorf("after deciding, focus is on %q, not the outcome", got)
+	}
+}

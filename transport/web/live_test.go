@@ -1,0 +1,128 @@
+package web_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"folio/transport/server/servertest"
+)
+
+// TestACommentInOneTabAppearsInAnother: two people have the page open; one
+// comments (on a block, then as a reply); the other sees both arrive without a
+// reload. The author may edit their comment (the edit token the browser keeps);
+// the other tab cannot.
+func TestACommentInOneTabAppearsInAnother(t *testing.T) {
+	e := servertest.New(t)
+	key, _ := e.Register("live")
+	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
+		map[string]any{"id": "plan", "type": "text", "data": map[string]any{"title": "Rollout plan", "content": "Canary first."}}}}))
+	alice, bob := newTab(t), newTab(t)
+	for _, tb := range []*tab{alice, bob} {
+		tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+		tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+	}
+	alice.do(chromedp.Click(chromedp.CSS(`[data-block-id="plan"] .blk-comment`)))
+	alice.until("the composer to say which block", `document.querySelector(".composer-context").innerText.indexOf("Rollout plan") >= 0`)
+	alice.do(chromedp.SendKeys(chromedp.ID("comment-text"), "Can we start at 5%?"),
+		chromedp.SetValue(chromedp.ID("comment-name"), "Alice"),
+		chromedp.Click(chromedp.CSS(`#composer button[type=submit]`)))
+	bob.until("Alice's comment in Bob's tab", `document.querySelectorAll(".comment").length === 1`)
+	if got := bob.text(".comment"); !containsAll(got, "Alice", "Can we start at 5%?", "on Rollout plan") {
+		t.Fatalf("Bob sees %q", got)
+	}
+	bob.do(chromedp.Click(chromedp.CSS(`.comment [data-reply]`)),
+		chromedp.SendKeys(chromedp.ID("comment-text"), "Yes, 5% for an hour."),
+		chromedp.SetValue(chromedp.ID("comment-name"), "Bob"),
+		chromedp.Click(chromedp.CSS(`#composer button[type=submit]`)))
+	alice.until("Bob's reply in Alice's tab", `document.querySelectorAll(".comment.depth-1").length === 1`)
+	if got := alice.text(".comment.depth-1"); !containsAll(got, "Bob", "Yes, 5% for an hour.") {
+		t.Fatalf("Alice sees the reply as %q", got)
+	}
+	// Only the author's tab offers to edit: it holds the comment's edit token.
+	if eval[bool](bob, `!document.querySelector(".comment:not(.depth-1) [data-edit]").hidden`) {
+		t.Error("Bob is offered to edit Alice's comment")
+	}
+	alice.until("the edit button on Alice's own comment", `!document.querySelector(".comment:not(.depth-1) [data-edit]").hidden`)
+	alice.do(chromedp.Click(chromedp.CSS(`.comment:not(.depth-1) [data-edit]`)))
+	alice.until("the edit box", `!!document.querySelector(".edit-area")`)
+	alice.do(chromedp.SetValue(chromedp.CSS(".edit-area"), "Can we start at 1%?"),
+		chromedp.Click(chromedp.CSS(`.comment .bt-primary`)))
+	bob.until("the edit in Bob's tab", `document.querySelector(".comment .text").innerText === "Can we start at 1%?"`)
+	alice.shot("live-comments")
+}
+
+// TestBlocksAppendedOverTheAPIAppearLive: an agent appends, inserts, updates and
+// reorders blocks; an open page shows each change in place without a reload, and
+// what a person typed into a form meanwhile stays.
+func TestBlocksAppendedOverTheAPIAppearLive(t *testing.T) {
+	e := servertest.New(t)
+	key, _ := e.Register("live")
+	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
+		map[string]any{"id": "intro", "type": "text", "data": map[string]any{"content": "First."}},
+		map[string]any{"id": "ask", "type": "form", "data": map[string]any{"fields": []any{map[string]any{"field_id": "why", "type": "text", "label": "Why"}}}}}}))
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+	tb.do(chromedp.SendKeys(chromedp.CSS(`[name="form_data.why"]`), "typed before"))
+	tb.eval0(`window.__sameDocument = true`)
+	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{
+		map[string]any{"id": "metrics", "type": "metric", "data": map[string]any{"title": "Error rate", "value": "0.2%", "trend": "down"}}}})
+	tb.until("the appended block", `!!document.querySelector('[data-block-id="metrics"]') && document.querySelector('[data-block-id="metrics"]').innerText.indexOf("0.2%") >= 0`)
+	e.Must(200, "POST", "/v1/pages/"+id+"/blocks/insert", key, map[string]any{"position": 0, "block": map[string]any{"id": "top", "type": "callout", "data": map[string]any{"content": "Inserted first", "style": "warning"}}})
+	tb.until("the inserted block at the top", `document.querySelector("#blocks > [data-block-id]").getAttribute("data-block-id") === "top"`)
+	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks/intro", key, map[string]any{"data": map[string]any{"content": "First, **updated**."}})
+	tb.until("the updated block", `document.querySelector('[data-block-id="intro"]').innerText.indexOf("First, updated.") >= 0`)
+	e.Must(200, "PUT", "/v1/pages/"+id+"/blocks/reorder", key, map[string]any{"block_order": []string{"metrics", "intro"}})
+	tb.until("the new order", `Array.from(document.querySelectorAll("#blocks > [data-block-id]")).map(function(e){return e.getAttribute("data-block-id")}).join() === "metrics,intro,top,ask"`)
+	if !eval[bool](tb, `window.__sameDocument === true`) {
+		t.Fatal("the page reloaded")
+	}
+	if v := eval[string](tb, `document.querySelector('[name="form_data.why"]').value`); v != "typed before" {
+		t.Errorf("what the person typed became %q", v)
+	}
+	// The decision made elsewhere shows here too, and the actions go.
+	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"actor": map[string]any{"identity": "ops@example.com"}})
+	tb.until("the decision made elsewhere", `!!document.querySelector(".outcome-approved") && !document.querySelector("#decide")`)
+	tb.shot("live-blocks")
+}
+
+// TestAnUploadShowsProgressAndLandsInTheFileList: attaching a file uploads it in
+// three steps with a progress bar, and the file is listed with a download link that
+// serves its bytes.
+func TestAnUploadShowsProgressAndLandsInTheFileList(t *testing.T) {
+	e := servertest.New(t)
+	key, _ := e.Register("files")
+	id := publish(t, e, key, approvalPage(nil))
+	file := filepath.Join(t.TempDir(), "evidence.txt")
+	content := strings.Repeat("all checks green\n", 20000) // ~340 KB: progress has steps to show
+	if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.until("the upload control", `!document.querySelector(".upload").hidden`)
+	tb.eval0(`window.__progress = []; new MutationObserver(function(){ window.__progress.push(document.querySelector(".upload-progress").value) })
+			.observe(document.querySelector(".upload-progress"), {attributes: true})`)
+	tb.do(chromedp.SetUploadFiles(chromedp.ID("upload-input"), []string{file}))
+	tb.until("the file in the list", `!!document.querySelector(".file-list a") && document.querySelector(".file-list a").innerText === "evidence.txt"`)
+	if got := tb.text(".upload-status"); !strings.Contains(got, "Attached evidence.txt") {
+		t.Errorf("upload status %q", got)
+	}
+	if seen := eval[[]float64](tb, `window.__progress`); len(seen) == 0 {
+		t.Errorf("the progress bar never moved")
+	}
+	files := e.Must(200, "GET", "/v1/pages/"+id+"/files", "", nil)["files"].([]any)
+	if len(files) != 1 || files[0].(map[string]any)["sizeBytes"] != float64(len(content)) {
+		t.Fatalf("files: %v", files)
+	}
+	href := eval[string](tb, `document.querySelector(".file-list a").href`)
+	got := await[string](tb, `fetch(`+jsonString(href)+`).then(function(r){return r.text()})`)
+	if got != content {
+		t.Fatalf("the downloaded bytes differ (%d of %d)", len(got), len(content))
+	}
+	tb.shot("files-uploaded")
+}
