@@ -172,7 +172,7 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time) reviewView {
 	}
 	v.State = stateOf(p, status)
 	v.Decide = decideOf(p, status)
-	opt := render.Options{PageID: p.ID, Now: now}
+	opt := render.Options{PageID: p.ID, Now: now, Cache: s.fragments}
 	if v.Decide.Open {
 		opt.FormID, opt.Actions = formID, map[string]bool{}
 		for _, a := range v.Decide.Actions {

@@ -40,7 +40,7 @@ type Config struct {
 
 // Mount adds the routes for people.
 func Mount(r Router, c Config) *Site {
-	s := &Site{c: c, assets: buildAssets()}
+	s := &Site{c: c, assets: buildAssets(), fragments: newFragments(32 << 20)}
 	if s.c.Now == nil {
 		s.c.Now = time.Now
 	}
@@ -61,8 +61,9 @@ func Mount(r Router, c Config) *Site {
 
 // Site serves the pages for people.
 type Site struct {
-	c      Config
-	assets *assetSet
+	c         Config
+	assets    *assetSet
+	fragments *fragments // drawn blocks by content (32 MiB)
 }
 
 // short is /s/:code: 302 to the page (404 for an unknown code or a draft).

@@ -14,6 +14,7 @@ package render
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"html/template"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +47,48 @@ type Options struct {
 	Actions map[string]bool
 	// Now is the moment the page is rendered (countdowns show their state at it).
 	Now time.Time
+	// Cache, when set, keeps the HTML of top-level blocks by their content and the
+	// options above, so a block is drawn once per version rather than once per view.
+	Cache Cache
+}
+
+// Cache keeps drawn blocks. Keys name a block's content and every option it was
+// drawn with; a value is the exact HTML to write again. Implementations bound
+// their size and are safe for concurrent use.
+type Cache interface {
+	Fragment(key string) ([]byte, bool)
+	Keep(key string, html []byte)
+}
+
+// cacheKey names what a top-level block's HTML depends on: its id, type and data,
+// the form and actions it was drawn against, and the block's position among its
+// siblings (its DOM id). "" for blocks that must be drawn each time: a countdown
+// shows the time left now.
+func cacheKey(c *Ctx, b blocks.Block) string {
+	if bytes.Contains(b.Data, []byte(`"countdown"`)) || b.Type == "countdown" {
+		return ""
+	}
+	h := sha256.New()
+	write := func(s string) {
+		h.Write([]byte(strconv.Itoa(len(s))))
+		h.Write([]byte{':'})
+		h.Write([]byte(s))
+	}
+	write("v1")
+	write(c.dom)
+	write(b.ID)
+	write(b.Type)
+	write(c.opt.FormID)
+	ids := make([]string, 0, len(c.opt.Actions))
+	for id, on := range c.opt.Actions {
+		if on {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	write(strings.Join(ids, "\x00"))
+	h.Write(b.Data)
+	return string(h.Sum(nil))
 }
 
 // viewFunc builds the view model of one block type from its data. It returns an
@@ -214,47 +258,160 @@ func titleOf(data json.RawMessage) string {
 }
 
 // drawBlock renders one block with its frame. A view or template that fails (or
-// panics on data nobody foresaw) costs only that block: it is drawn generically.
+// panics on data nobody foresaw) costs only that block: what it wrote is taken
+// back and the block is drawn generically. The block's template writes straight
+// into buf, inside the frame.
 func drawBlock(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 	if *c.budget <= 0 {
 		return
 	}
+	if c.depth == 1 && c.opt.Cache != nil {
+		key := cacheKey(c, b)
+		if key != "" {
+			if html, ok := c.opt.Cache.Fragment(key); ok {
+				buf.Write(html)
+				return
+			}
+			start := buf.Len()
+			defer func() {
+				if *c.budget > 0 { // a block cut short by the page's budget is not kept
+					c.opt.Cache.Keep(key, bytes.Clone(buf.Bytes()[start:]))
+				}
+			}()
+		}
+	}
 	*c.budget--
 	f := frame{DOMID: c.dom, ID: b.ID, Type: b.Type, Title: titleOf(b.Data), Level: c.Level(), Top: c.depth == 1}
-	if c.depth > MaxDepth {
+	start := buf.Len()
+	switch model, ok := viewOf(c, b); {
+	case c.depth > MaxDepth:
 		f.Body = template.HTML(`<p class="muted">Nested too deeply to show.</p>`)
-	} else if body, ok := drawBody(c, b); ok {
-		f.Body = body
-	} else {
+	case ok && views[b.Type] == nil:
+		f.Body = generic(b.Data)
+	case ok:
+		if c.ownTitle {
+			f.Title = ""
+		}
+		if writeFrame(buf, &f, func(w *bytes.Buffer) error { return templates().ExecuteTemplate(w, b.Type, model) }) == nil {
+			return
+		}
+		buf.Truncate(start)
+		f.Title = titleOf(b.Data)
+		fallthrough
+	default:
 		f.Body, f.Fallback = generic(b.Data), true
 	}
-	if c.ownTitle {
-		f.Title = ""
-	}
-	if err := templates().ExecuteTemplate(buf, "frame", f); err != nil {
-		buf.WriteString(`<p class="muted">This block could not be shown.</p>`)
-	}
+	_ = writeFrame(buf, &f, nil)
 }
 
-func drawBody(c *Ctx, b blocks.Block) (body template.HTML, ok bool) {
+// viewOf runs the block type's view function (nil model, ok for a type without
+// one); ok is false when it fails or panics.
+func viewOf(c *Ctx, b blocks.Block) (model any, ok bool) {
 	fn := views[b.Type]
-	if fn == nil {
-		return generic(b.Data), true
+	if fn == nil || c.depth > MaxDepth {
+		return nil, true
 	}
 	defer func() {
 		if recover() != nil {
-			body, ok = "", false
+			model, ok = nil, false
 		}
 	}()
 	model, err := fn(c, b.Data)
-	if err != nil {
-		return "", false
+	return model, err == nil
+}
+
+// writeFrame draws a block's outer box around its body: every block of every page
+// passes here, so it is written directly rather than through a template (whose
+// escaping costs a reflective call per value). Every value is escaped: DOM ids are
+// [A-Za-z0-9_-] by construction (BlockDOMID), the id, type and title come from the
+// agent and go through escape. Top-level blocks are sections (a landmark when
+// titled) with a comment anchor the page script reveals, beside the title or, for
+// a block without one, below the body; nested blocks are divs.
+func writeFrame(buf *bytes.Buffer, f *frame, body func(*bytes.Buffer) error) error {
+	writeBody := func() error {
+		if body != nil {
+			return body(buf)
+		}
+		buf.WriteString(string(f.Body))
+		return nil
 	}
-	var out bytes.Buffer
-	if err := templates().ExecuteTemplate(&out, b.Type, model); err != nil {
-		return "", false
+	tag := "div"
+	if f.Top {
+		tag = "section"
 	}
-	return template.HTML(out.String()), true // #nosec: executed html/template
+	buf.WriteString("<" + tag + ` class="blk blk-`)
+	escape(buf, f.Type)
+	if f.Fallback {
+		buf.WriteString(" blk-fallback")
+	}
+	buf.WriteString(`" id="`)
+	escape(buf, f.DOMID)
+	buf.WriteString(`"`)
+	if f.Top && f.ID != "" {
+		buf.WriteString(` data-block-id="`)
+		escape(buf, f.ID)
+		buf.WriteString(`"`)
+	}
+	buf.WriteString(` data-type="`)
+	escape(buf, f.Type)
+	buf.WriteString(`"`)
+	if f.Top && f.Title != "" {
+		buf.WriteString(` aria-labelledby="`)
+		escape(buf, f.DOMID)
+		buf.WriteString(`-h"`)
+	}
+	buf.WriteString(">\n")
+	switch {
+	case f.Top && f.Title != "":
+		buf.WriteString(`<div class="blk-head">`)
+		buf.WriteString(string(heading(f.Level, f.DOMID+"-h", f.Title)))
+		commentOn(buf, f)
+		buf.WriteString("</div>\n")
+		if err := writeBody(); err != nil {
+			return err
+		}
+	case f.Top:
+		if err := writeBody(); err != nil {
+			return err
+		}
+		if f.ID != "" {
+			buf.WriteString(`<div class="blk-foot">`)
+			commentOn(buf, f)
+			buf.WriteString("</div>")
+		}
+	default:
+		if f.Title != "" {
+			buf.WriteString(string(heading(f.Level, f.DOMID+"-h", f.Title)))
+		}
+		if err := writeBody(); err != nil {
+			return err
+		}
+	}
+	buf.WriteString("</" + tag + ">\n")
+	return nil
+}
+
+// commentOn is the button that anchors a comment to a top-level block.
+func commentOn(buf *bytes.Buffer, f *frame) {
+	if f.ID == "" {
+		return
+	}
+	buf.WriteString(`<button type="button" class="blk-comment" data-comment-on="`)
+	escape(buf, f.ID)
+	buf.WriteString(`" hidden>`)
+	buf.WriteString(string(Icon("comment")))
+	buf.WriteString(`<span>Comment</span>`)
+	if f.Title != "" {
+		buf.WriteString(`<span class="visually-hidden"> on `)
+		escape(buf, f.Title)
+		buf.WriteString(`</span>`)
+	}
+	buf.WriteString(`</button>`)
+}
+
+// escape writes s HTML-escaped (text and attribute values alike).
+func escape(buf *bytes.Buffer, s string) {
+	template.HTMLEscape(buf, []byte(s))
 }
 
 // arranged is one slot of the top-level layout: a plain block, a run of blocks under

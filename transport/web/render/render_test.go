@@ -147,3 +147,33 @@ func hasClass(n *html.Node, class string) bool {
 	}
 	return false
 }
+
+// TestCachedBlocksAreDrawnOnceAndExactlyTheSame: with a cache, a page drawn again
+// is byte for byte the page drawn the first time; a block whose data changed, or a
+// page whose actions changed, is drawn anew.
+func TestCachedBlocksAreDrawnOnceAndExactlyTheSame(t *testing.T) {
+	list := fixture(t)
+	opt := testOptions()
+	cache := &mapCache{m: map[string][]byte{}}
+	plain := renderAll(t, list, opt)
+	opt.Cache = cache
+	first := renderAll(t, list, opt)
+	second := renderAll(t, list, opt)
+	if first != plain || second != plain {
+		t.Fatal("a cached page differs from the page drawn without a cache")
+	}
+	kept := len(cache.m)
+	if kept < len(list)-5 {
+		t.Fatalf("only %d of %d blocks were kept", kept, len(list))
+	}
+	changed := append([]blocks.Block(nil), list...)
+	changed[4].Data = json.RawMessage(`{"title":"Intro","content":"Changed text"}`)
+	if out := renderAll(t, changed, opt); !strings.Contains(out, "Changed text") {
+		t.Fatal("a changed block was served from the cache")
+	}
+	readOnly := opt
+	readOnly.FormID, readOnly.Actions = "", nil
+	if out := renderAll(t, list, readOnly); strings.Contains(out, `form="decide"`) {
+		t.Fatal("a page that takes no input now was drawn from the blocks of one that did")
+	}
+}
