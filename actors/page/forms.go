@@ -62,7 +62,10 @@ func formFields(bs []blocks.Block) (fields []formField, ok bool) {
 			}
 			return
 		}
-		nestedBlocks(data, func(t string, d json.RawMessage) { walk(t, d, depth+1) })
+		// Only data naming a form can hold one: most blocks are never decoded here.
+		if bytes.Contains(data, []byte(`"form"`)) {
+			nestedBlocks(data, func(t string, d json.RawMessage) { walk(t, d, depth+1) })
+		}
 	}
 	for _, b := range bs {
 		walk(b.Type, b.Data, 1)

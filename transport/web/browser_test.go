@@ -64,7 +64,7 @@ func chromiumPath() string {
 // the test (they would break the page for a person too); CSP violations are
 // collected for tests that look at them.
 type tab struct {
-	t   *testing.T
+	t   testing.TB
 	ctx context.Context
 
 	mu       sync.Mutex
@@ -73,7 +73,7 @@ type tab struct {
 	requests []string
 }
 
-func newTab(t *testing.T, opts ...chromedp.ContextOption) *tab {
+func newTab(t testing.TB, opts ...chromedp.ContextOption) *tab {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser, append([]chromedp.ContextOption{chromedp.WithNewBrowserContext()}, opts...)...)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)

@@ -15,7 +15,7 @@ import (
 // allBlocks is the render package's page of every block type (and the second form
 // of the types that have two), without the one block whose data is not an object
 // (the API refuses it).
-func allBlocks(t *testing.T) []any {
+func allBlocks(t testing.TB) []any {
 	t.Helper()
 	raw, err := os.ReadFile("render/testdata/all-blocks.json")
 	if err != nil {
@@ -59,7 +59,7 @@ func approvalPage(extra map[string]any) map[string]any {
 	return body
 }
 
-func publish(t *testing.T, e *servertest.Env, key string, body map[string]any) string {
+func publish(t testing.TB, e *servertest.Env, key string, body map[string]any) string {
 	t.Helper()
 	return e.Must(201, "POST", "/v1/publish", key, body)["pageId"].(string)
 }
