@@ -109,8 +109,9 @@ func TestDeepBlockDataCannotBlowUpAView(t *testing.T) {
 	idle := rssKiB(t, p.cmd.Process.Pid)
 	var wg sync.WaitGroup
 	peak := idle
-	stop := make(chan struct{})
+	stop, sampled := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(sampled)
 		for {
 			select {
 			case <-stop:
@@ -131,6 +132,7 @@ func TestDeepBlockDataCannotBlowUpAView(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
+	<-sampled
 	t.Logf("view of the deep page: %d bytes; RSS idle %d KiB, peak under 8 clients × 25 views %d KiB", size, idle, peak)
 	if size > 200_000 {
 		t.Errorf("the view is %d bytes for 60 KB of stored data", size)

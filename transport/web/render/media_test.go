@@ -150,14 +150,14 @@ func TestEmbed(t *testing.T) {
 		absent     []string
 		height     string
 	}{
-		{"pdf", `{"title":"Spec","url":"https://example.com/spec.pdf","embed_type":"pdf","width":"100%","height":600}`, "iframe",
-			map[string]string{"sandbox": "", "referrerpolicy": "no-referrer", "loading": "lazy", "title": "Spec", "src": "https://example.com/spec.pdf"}, nil, "emb-h600"},
+		{"pdf: a document card, not a frame a browser will not fill", `{"title":"Spec","url":"https://example.com/spec.pdf","embed_type":"pdf","width":"100%","height":600}`, "a",
+			map[string]string{"href": "https://example.com/spec.pdf", "rel": "noopener noreferrer", "target": "_blank"}, nil, ""},
 		{"iframe", `{"url":"https://status.example.com","embed_type":"iframe"}`, "iframe",
 			map[string]string{"sandbox": "allow-scripts allow-popups", "title": "https://status.example.com"}, nil, "emb-h500"},
 		{"video", `{"url":"/files/v.mp4","embed_type":"video","height":"20rem"}`, "video",
 			map[string]string{"controls": "", "preload": "metadata", "src": "/files/v.mp4"}, []string{"autoplay"}, "emb-h300"},
 		{"audio", `{"url":"/files/a.mp3","embed_type":"audio","height":900}`, "audio", map[string]string{"controls": "", "src": "/files/a.mp3"}, nil, ""},
-		{"type guessed from the address", `{"url":"/files/doc.pdf"}`, "iframe", map[string]string{"sandbox": ""}, nil, "emb-h700"},
+		{"type guessed from the address", `{"url":"/files/doc.pdf"}`, "a", map[string]string{"href": "/files/doc.pdf"}, nil, ""},
 		{"huge height is capped", `{"url":"https://x.example","embed_type":"iframe","height":"99999px"}`, "iframe", nil, nil, "emb-h900"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,6 +165,9 @@ func TestEmbed(t *testing.T) {
 			stNoFallback(t, doc)
 			stSafe(t, doc)
 			el := stAll(doc, stTag(tc.tag))
+			if tc.tag == "a" {
+				el = stAll(doc, func(n *html.Node) bool { return n.Data == "a" && hasClass(n, "emb-doc") })
+			}
 			if len(el) != 1 {
 				t.Fatalf("no <%s>", tc.tag)
 			}
@@ -185,7 +188,7 @@ func TestEmbed(t *testing.T) {
 				t.Errorf("class %q, want %s", attr(el[0], "class"), tc.height)
 			}
 			open := stAll(doc, func(n *html.Node) bool { return n.Data == "a" && stText(n) == "Open in a new tab" })
-			if len(open) != 1 || attr(open[0], "href") != attr(el[0], "src") || attr(open[0], "rel") != "noopener noreferrer" {
+			if tc.tag != "a" && (len(open) != 1 || attr(open[0], "href") != attr(el[0], "src") || attr(open[0], "rel") != "noopener noreferrer") {
 				t.Errorf("no plain link to open it")
 			}
 		})
