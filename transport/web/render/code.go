@@ -28,9 +28,11 @@ const (
 	// shown as plain escaped text so a page of many blocks stays cheap to draw.
 	codeMaxBytes = 200_000
 	codeMaxLines = 5_000
-	// codeLexBudget is the longest chroma may take to tokenise one text.
-	codeLexBudget = 150 * time.Millisecond
 )
+
+// codeLexBudget is the longest chroma may take to tokenise one text (a variable
+// so that a test can make every text run out of it).
+var codeLexBudget = 150 * time.Millisecond
 
 func init() {
 	register("code", viewCode)

@@ -461,18 +461,19 @@ func TestCodeRendersConcurrently(t *testing.T) {
 // Input that makes chroma's lexers slow is shown without colours within the
 // budget, not after seconds.
 func TestCodeHighlightingIsTimeBounded(t *testing.T) {
+	// Whatever the input, tokenising stops at the budget and the code is shown
+	// plain with a note; a budget nothing fits in shows the fallback for sure.
+	saved := codeLexBudget
+	codeLexBudget = time.Nanosecond
+	defer func() { codeLexBudget = saved }()
 	content := strings.Repeat("(", 100_000) + strings.Repeat(")", 99_000)
 	data, _ := json.Marshal(map[string]any{"content": content, "language": "python", "line_numbers": true})
-	start := time.Now()
 	out := txRender(t, "code", string(data))
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("took %v", d)
-	}
 	doc := txParse(t, out)
 	if txText(txFind(doc, txByTag("code"))[0]) != content {
 		t.Errorf("content not kept")
 	}
-	if !strings.Contains(out, "without colours") && len(txFind(doc, txByClass("p"))) == 0 {
-		t.Errorf("neither highlighted nor noted: %.300s", out)
+	if !strings.Contains(out, "without colours") {
+		t.Errorf("a text past the budget is not noted as shown without colours: %.300s", out)
 	}
 }
