@@ -242,3 +242,42 @@ func TestADraftIsNotFoundInTheBrowser(t *testing.T) {
 		t.Fatalf("a draft's short address: %v %v", res, err)
 	}
 }
+
+// TestAnExpiredPageShowsItsContentWithoutActions: once a page expires, the page
+// says so and offers no decision, but its content stays readable; each load
+// counts one view.
+func TestAnExpiredPageShowsItsContentWithoutActions(t *testing.T) {
+	clock := servertest.NewClock(time.Now())
+	e := servertest.Open(t, t.TempDir(), clock)
+	key, _ := e.Register("expiry")
+	id := publish(t, e, key, approvalPage(map[string]any{"expires_at": clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.until("the view to be counted", `document.querySelector("#live").innerText === "Live"`)
+	eventually := func(cond func() bool) bool {
+		for i := 0; i < 200 && !cond(); i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		return cond()
+	}
+	if !eventually(func() bool {
+		return e.Must(200, "GET", "/v1/pages/"+id+"/analytics", key, nil)["totalViews"] == 1.0
+	}) {
+		t.Fatalf("one load did not count one view")
+	}
+	clock.Advance(2 * time.Hour)
+	tb.do(chromedp.Reload())
+	tb.until("the expired notice", `!!document.querySelector(".notice-warn")`)
+	if got := tb.text(".notice-warn"); !strings.Contains(got, "This page has expired") {
+		t.Fatalf("notice %q", got)
+	}
+	if eval[bool](tb, `!!document.querySelector("#decide")`) {
+		t.Fatal("an expired page offers a decision")
+	}
+	if got := tb.text("#blocks"); !strings.Contains(got, "Ready to ship.") {
+		t.Fatalf("the content of an expired page: %q", got)
+	}
+	if got := tb.text(".page-head .status"); got != "Expired" {
+		t.Fatalf("status %q", got)
+	}
+}
