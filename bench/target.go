@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"folio/transport/server"
+	"folio/transport/node"
 )
 
 // Target is the server under load: a URL, and the node itself when the harness
@@ -23,7 +23,7 @@ type Target struct {
 	URL    string
 	Client *http.Client // streams, and every call to an https target
 	lean   *leanClient  // request-reply calls to an http target
-	node   *server.Node
+	node   *node.Node
 	dir    string
 	proc   *proc // a server process the harness started
 }
@@ -42,17 +42,17 @@ func (t *Target) dataDir() string {
 
 // StartLocal starts a node on a temporary data directory, listening on loopback.
 // Its tenants are on the enterprise plan so quotas never interfere with a run.
-func StartLocal(cfgs ...func(*server.Config)) (*Target, error) {
+func StartLocal(cfgs ...func(*node.Config)) (*Target, error) {
 	dir, err := os.MkdirTemp("", "folio-bench-")
 	if err != nil {
 		return nil, err
 	}
-	cfg := server.Config{Addr: "127.0.0.1:0", DataDir: dir, DefaultPlan: "enterprise",
+	cfg := node.Config{Addr: "127.0.0.1:0", DataDir: dir, DefaultPlan: "enterprise",
 		AllowPrivateCallbacks: true, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	for _, f := range cfgs {
 		f(&cfg)
 	}
-	n, err := server.Open(cfg)
+	n, err := node.Open(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"folio/actors/blocks"
 	"folio/actors/callback/guard"
-	"folio/actors/jsonlimit"
+	"folio/actors/model/blocks"
+	"folio/actors/model/jsonlimit"
 	"folio/actors/page"
 	"folio/persistence"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"folio/actors/callback/guard"
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/persistence"
 )
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 	"folio/persistence"
 )
 

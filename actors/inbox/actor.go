@@ -5,7 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/actors/registry"
 	"folio/persistence"
 )

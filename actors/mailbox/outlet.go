@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"folio/actors/page"
-	"folio/actors/periodic"
+	"folio/actors/registry"
 	"folio/persistence"
 )
 
@@ -46,7 +46,7 @@ func (o *Outlet) Committed(_ *page.Page, events []page.Event) {
 
 // RunRetention sweeps every tenant's log on a timer until stop closes.
 func RunRetention(d *Deps, every time.Duration, stop <-chan struct{}) {
-	periodic.Run(every, stop, func() {
+	registry.Every(every, stop, func() {
 		if _, err := Sweep(d.Store, d.Retention, d.Now(), 1000); err != nil && d.Log != nil {
 			d.Log.Error("mailbox: retention sweep", "err", err)
 		}

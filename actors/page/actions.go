@@ -7,8 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"folio/actors/audit"
-	"folio/actors/fault"
+	"folio/actors/model/audit"
+	"folio/actors/model/fault"
 )
 
 // Auth methods recorded with a person's action (actor.auth_method in callbacks and

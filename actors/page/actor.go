@@ -8,9 +8,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"folio/actors/audit"
-	"folio/actors/fault"
-	"folio/actors/ids"
+	"folio/actors/model/audit"
+	"folio/actors/model/fault"
+	"folio/actors/model/ids"
 	"folio/actors/registry"
 	"folio/persistence"
 )

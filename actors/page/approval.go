@@ -7,7 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 )
 
 // Approval chains (specification 2.5; the request side is Folio's, README).

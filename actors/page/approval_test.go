@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"folio/actors/blocks"
-	"folio/actors/fault"
+	"folio/actors/model/blocks"
+	"folio/actors/model/fault"
 )
 
 func chainOf(t *testing.T, raw string) *Chain {

@@ -7,9 +7,9 @@ import (
 	"maps"
 	"strings"
 
-	"folio/actors/audit"
-	"folio/actors/blocks"
-	"folio/actors/fault"
+	"folio/actors/model/audit"
+	"folio/actors/model/blocks"
+	"folio/actors/model/fault"
 )
 
 // Block operations are allowed on draft and active pages; each raises the content

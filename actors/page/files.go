@@ -10,9 +10,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"folio/actors/audit"
-	"folio/actors/fault"
-	"folio/actors/ids"
+	"folio/actors/model/audit"
+	"folio/actors/model/fault"
+	"folio/actors/model/ids"
 	"folio/persistence"
 )
 

@@ -3,7 +3,7 @@ package page
 import (
 	"time"
 
-	"folio/actors/periodic"
+	"folio/actors/registry"
 	"folio/persistence"
 )
 
@@ -51,7 +51,7 @@ func SweepOrphanBlobs(store *persistence.Store, blobs *persistence.Blobs, now ti
 
 // RunBlobSweep sweeps orphan blobs every interval until stop closes.
 func RunBlobSweep(d *Deps, blobs *persistence.Blobs, every time.Duration, stop <-chan struct{}) {
-	periodic.Run(every, stop, func() {
+	registry.Every(every, stop, func() {
 		// Wall-clock time, not d.Now: blob ages come from file modification times.
 		n, err := SweepOrphanBlobs(d.Store, blobs, time.Now(), d.files().UploadTTL+OrphanGrace)
 		if err != nil && d.Log != nil {

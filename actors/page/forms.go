@@ -13,8 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"folio/actors/blocks"
-	"folio/actors/fault"
+	"folio/actors/model/blocks"
+	"folio/actors/model/fault"
 )
 
 // Forms: an action carrying form_data on a page with form blocks is checked against

@@ -1,9 +1,9 @@
 package page
 
 import (
-	"folio/actors/audit"
-	"folio/actors/blocks"
-	"folio/actors/fault"
+	"folio/actors/model/audit"
+	"folio/actors/model/blocks"
+	"folio/actors/model/fault"
 )
 
 // Reply instructions: a callback receiver's 2xx reply may carry

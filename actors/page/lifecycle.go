@@ -1,11 +1,11 @@
 package page
 
 import (
-	"folio/actors/audit"
-	"folio/actors/fault"
+	"folio/actors/model/audit"
+	"folio/actors/model/fault"
 )
 
-// Transitions (DESIGN.md §5): update/publish/blocks on draft and active; revoke on
+// Transitions (docs/behaviour.md): update/publish/blocks on draft and active; revoke on
 // draft and active; renew on expired (reactivates) and active (extends); completed and
 // revoked are final. Anything else is 409 CONFLICT with details.status.
 

@@ -3,7 +3,7 @@ package page
 import (
 	"time"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // Caller is who sends a command: the tenant of the API key and its agent name. A

@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // Statuses of a page (specification section 3).

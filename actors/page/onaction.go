@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"folio/actors/callback/guard"
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 )
 
 // OnAction is the callback configuration of specification 6.2 as stored with the
@@ -25,7 +25,7 @@ type OnAction struct {
 	Retry      *Retry            `json:"retry"`
 }
 
-// Retry is a custom retry policy (DESIGN.md §5): max_attempts counts every attempt,
+// Retry is a custom retry policy (docs/behaviour.md): max_attempts counts every attempt,
 // the n-th retry waits initial_delay_seconds * 2^(n-1) (exponential), * n (linear)
 // or * 1 (fixed).
 type Retry struct {

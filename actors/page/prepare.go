@@ -1,9 +1,9 @@
 package page
 
 import (
-	"folio/actors/audit"
-	"folio/actors/blocks"
-	"folio/actors/ids"
+	"folio/actors/model/audit"
+	"folio/actors/model/blocks"
+	"folio/actors/model/ids"
 	"folio/persistence"
 )
 

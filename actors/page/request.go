@@ -3,7 +3,7 @@ package page
 import (
 	"encoding/json"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // Request is the page request body of POST /v1/publish, POST /v1/pages and

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"folio/actors/audit"
+	"folio/actors/model/audit"
 	"folio/actors/tenant"
 	"folio/persistence"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/actors/registry"
 )
 
@@ -245,7 +245,7 @@ type Viewer struct {
 // owns tells whether v holds an API key of the page's tenant.
 func (a *Actor) owns(v Viewer) bool { return v.TenantID != "" && v.TenantID == a.page.TenantID }
 
-// visible applies the page's access policy to a reader (DESIGN.md §5): the owner's
+// visible applies the page's access policy to a reader (docs/behaviour.md): the owner's
 // key reads everything; otherwise drafts and revoked pages do not exist (404), and an
 // `authenticated` page needs a credential (401 without one; another tenant's key is
 // 404, never 403). Sessions do not exist yet, so that credential is the owner's key.

@@ -9,12 +9,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"folio/actors/blocks"
-	"folio/actors/fault"
-	"folio/actors/ids"
+	"folio/actors/model/blocks"
+	"folio/actors/model/fault"
+	"folio/actors/model/ids"
 )
 
-// Limits bound every input (DESIGN.md §5); over a limit is a 400 naming it.
+// Limits bound every input (docs/behaviour.md); over a limit is a 400 naming it.
 type Limits struct {
 	TitleChars   int
 	SummaryChars int

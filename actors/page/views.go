@@ -4,7 +4,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/persistence"
 )
 

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"folio/actors/audit"
-	"folio/actors/fault"
+	"folio/actors/model/audit"
+	"folio/actors/model/fault"
 	"folio/persistence"
 )
 

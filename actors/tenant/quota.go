@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/persistence"
 )
 

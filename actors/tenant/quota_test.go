@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/persistence"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"folio/actors/fault"
-	"folio/actors/ids"
+	"folio/actors/model/fault"
+	"folio/actors/model/ids"
 	"folio/actors/page"
 	"folio/persistence"
 )

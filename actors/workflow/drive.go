@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"folio/actors/page"
-	"folio/actors/periodic"
+	"folio/actors/registry"
 	"folio/persistence"
 )
 
@@ -57,7 +57,7 @@ func (s *Service) publish(todo [][2]string) {
 // completion and the next page's publication) and then every `every`, until stop.
 func (s *Service) Run(every time.Duration, stop <-chan struct{}) {
 	s.Redrive()
-	periodic.Run(every, stop, func() { s.Redrive() })
+	registry.Every(every, stop, func() { s.Redrive() })
 }
 
 func indexByte(b []byte, c byte) int {

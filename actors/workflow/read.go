@@ -1,7 +1,7 @@
 package workflow
 
 import (
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/persistence"
 )
 

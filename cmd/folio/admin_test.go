@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"folio/transport/server"
-	"folio/transport/server/servertest"
+	"folio/transport/node"
+	"folio/transport/node/nodetest"
 )
 
 func admin(t *testing.T, args ...string) (string, error) {
@@ -42,7 +42,7 @@ func decodeObject(t *testing.T, s string) map[string]any {
 // then the server starts on it and honours what the operator did.
 func TestAdminOnAStoppedServersDataDirectory(t *testing.T) {
 	dir := t.TempDir()
-	e := servertest.Open(t, dir, nil)
+	e := nodetest.Open(t, dir, nil)
 	key, id := e.Register("offline-customer")
 	e.Publish(key, nil)
 
@@ -88,7 +88,7 @@ func TestAdminOnAStoppedServersDataDirectory(t *testing.T) {
 	}
 
 	// The server honours it: the operator's key works, pro with 5 pages a month.
-	e = servertest.Open(t, dir, nil, func(c *server.Config) { c.EnforceLimits = true })
+	e = nodetest.Open(t, dir, nil, func(c *node.Config) { c.EnforceLimits = true })
 	m := e.Must(200, "GET", "/v1/tenant", secret, nil)
 	if m["plan"] != "pro" || m["usage"].(map[string]any)["pages_limit"] != 5.0 {
 		t.Fatalf("tenant after offline admin: %v", m)
@@ -100,8 +100,8 @@ func TestAdminOnAStoppedServersDataDirectory(t *testing.T) {
 
 // TestAdminThroughARunningServer: the same commands over HTTP with the admin token.
 func TestAdminThroughARunningServer(t *testing.T) {
-	clk := servertest.NewClock(time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC))
-	e := servertest.Open(t, t.TempDir(), clk, func(c *server.Config) { c.AdminToken = "tok-123"; c.EnforceLimits = true })
+	clk := nodetest.NewClock(time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC))
+	e := nodetest.Open(t, t.TempDir(), clk, func(c *node.Config) { c.AdminToken = "tok-123"; c.EnforceLimits = true })
 	key, id := e.Register("online-customer")
 	remote := []string{"--server", e.Srv.URL, "--admin-token", "tok-123"}
 

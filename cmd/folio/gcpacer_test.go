@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"folio/transport/server/servertest"
+	"folio/transport/node/nodetest"
 )
 
 func TestPercentForPutsTheGoalAtTheMinimumHeapOrTheMinimumPercentage(t *testing.T) {
@@ -120,7 +120,7 @@ func TestServeSetsGOGCFromItsFlags(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := start(t, t.TempDir(), freeAddr(t), c.flags...)
-			if got := servertest.Metric(t, p.base, "go_gc_gogc_percent"); !c.check(got) {
+			if got := nodetest.Metric(t, p.base, "go_gc_gogc_percent"); !c.check(got) {
 				t.Fatalf("go_gc_gogc_percent = %v, want %s", got, c.want)
 			}
 		})

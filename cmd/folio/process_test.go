@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"folio/transport/server/servertest"
+	"folio/transport/node/nodetest"
 )
 
 // These tests run the real folio binary as a separate process.
@@ -293,7 +293,7 @@ func TestIdleAfterPassivatesAndReloads(t *testing.T) {
 	}
 	id := m["pageId"].(string)
 	deadline := time.Now().Add(10 * time.Second)
-	for servertest.Metric(t, p.base, "folio_actors_passivated_total") < 1 {
+	for nodetest.Metric(t, p.base, "folio_actors_passivated_total") < 1 {
 		if time.Now().After(deadline) {
 			t.Fatal("no actor was passivated within 10 s of an idle period of 200 ms")
 		}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"folio/actors/tenant"
-	"folio/transport/server"
+	"folio/transport/node"
 )
 
 // env returns the environment twin of a flag, or def.
@@ -47,7 +47,7 @@ func envBool(name string, def bool) bool {
 
 func serve(args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	var c server.Config
+	var c node.Config
 	fs.StringVar(&c.Addr, "addr", env("FOLIO_ADDR", "127.0.0.1:8080"), "listen address (FOLIO_ADDR)")
 	fs.StringVar(&c.DataDir, "data", env("FOLIO_DATA", "./data"), "data directory (FOLIO_DATA)")
 	fs.StringVar(&c.BaseURL, "base-url", env("FOLIO_BASE_URL", ""), "public base URL (FOLIO_BASE_URL; default http://<addr>)")
@@ -111,7 +111,7 @@ func serve(args []string) error {
 	}
 	c.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	node, err := server.Open(c)
+	node, err := node.Open(c)
 	if err != nil {
 		return err
 	}

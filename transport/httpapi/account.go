@@ -10,8 +10,8 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"folio/actors/fault"
-	"folio/actors/ids"
+	"folio/actors/model/fault"
+	"folio/actors/model/ids"
 	"folio/actors/tenant"
 )
 

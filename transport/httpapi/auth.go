@@ -6,7 +6,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/tenant"
 )

@@ -5,8 +5,8 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"folio/actors/blocks"
-	"folio/actors/fault"
+	"folio/actors/model/blocks"
+	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/tenant"
 )

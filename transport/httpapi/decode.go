@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"strings"
 
-	"folio/actors/fault"
-	"folio/actors/jsonlimit"
+	"folio/actors/model/fault"
+	"folio/actors/model/jsonlimit"
 )
 
 // decode reads a JSON body of at most s.maxBody bytes into dst. Unknown fields are

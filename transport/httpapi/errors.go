@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/registry"
 )

@@ -6,9 +6,9 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"folio/actors/audit"
-	"folio/actors/fault"
-	"folio/actors/ids"
+	"folio/actors/model/audit"
+	"folio/actors/model/fault"
+	"folio/actors/model/ids"
 	"folio/actors/page"
 	"folio/actors/tenant"
 )

@@ -12,14 +12,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"folio/actors/fault"
+	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
 )
 
-// URLs are the public addresses derived from configuration (DESIGN.md §5).
+// URLs are the public addresses derived from configuration (docs/behaviour.md).
 type URLs struct {
 	Base      string // {base_url}
 	PageBase  string // {page_base_url}: pageUrl = PageBase + "/p/" + id

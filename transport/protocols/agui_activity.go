@@ -3,7 +3,7 @@ package protocols
 import (
 	"strconv"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // ACTIVITY_SNAPSHOT {messageId, activityType, content, replace} carries A2UI

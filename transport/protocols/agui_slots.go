@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 type slotKind int

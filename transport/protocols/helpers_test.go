@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // dataOfBlock decodes a block's data (numbers as float64, as a client would).

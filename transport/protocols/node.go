@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // node is a block under construction. Container blocks keep their children as

@@ -3,7 +3,7 @@ package protocols
 import (
 	"fmt"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // Action is a page button (spec 2.3).

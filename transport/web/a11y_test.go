@@ -9,7 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"folio/transport/server/servertest"
+	"folio/transport/node/nodetest"
 )
 
 var axeSource = sync.OnceValues(func() (string, error) {
@@ -48,7 +48,7 @@ func (tb *tab) noSeriousViolations(where string) {
 // critical violation on the all-blocks page, in light and dark, while it takes
 // decisions and once decided; nor on the pages that stand in for one.
 func TestTheReviewPageHasNoSeriousAccessibilityViolations(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("a11y")
 	id := publish(t, e, key, approvalPage(map[string]any{"blocks": allBlocks(t)}))
 	tb := newTab(t)
@@ -74,7 +74,7 @@ func TestTheReviewPageHasNoSeriousAccessibilityViolations(t *testing.T) {
 // the tabs, the form fields and the decision buttons, each with a visible focus
 // ring; the tabs switch with the arrow keys; Enter on Approve decides.
 func TestTheReviewPageWorksFromTheKeyboard(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("keys")
 	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
 		map[string]any{"type": "tab", "data": map[string]any{"tabs": []any{

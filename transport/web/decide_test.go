@@ -16,8 +16,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"folio/transport/server"
-	"folio/transport/server/servertest"
+	"folio/transport/node"
+	"folio/transport/node/nodetest"
 )
 
 // receiver is a callback endpoint that records what it gets.
@@ -64,14 +64,14 @@ func (rv *receiver) event(t *testing.T, typ string) (map[string]any, received) {
 	return nil, received{}
 }
 
-func allowPrivate(c *server.Config) { c.AllowPrivateCallbacks = true }
+func allowPrivate(c *node.Config) { c.AllowPrivateCallbacks = true }
 
 // TestApprovingInTheBrowserCompletesThePage: a person opens a public page, says who
 // they are, adds a comment and approves. The page shows the decision at once, the
 // actions are gone, and the agent's receiver gets the signed action.executed
 // callback naming that person with auth_method "link".
 func TestApprovingInTheBrowserCompletesThePage(t *testing.T) {
-	e := servertest.New(t, allowPrivate)
+	e := nodetest.New(t, allowPrivate)
 	key, _ := e.Register("deploy-bot")
 	rv := newReceiver(t)
 	id := publish(t, e, key, approvalPage(map[string]any{"on_action": map[string]any{"default_url": rv.srv.URL, "hmac_secret": "s3cret"}}))
@@ -110,7 +110,7 @@ func TestApprovingInTheBrowserCompletesThePage(t *testing.T) {
 // TestADangerActionAsksFirst: Reject (style danger) opens a confirmation; Cancel
 // leaves the page as it was, confirming records the rejection.
 func TestADangerActionAsksFirst(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("deploy-bot")
 	id := publish(t, e, key, approvalPage(nil))
 	tb := newTab(t)
@@ -140,7 +140,7 @@ func TestADangerActionAsksFirst(t *testing.T) {
 // shows the server's message next to each field at fault (and nothing is recorded);
 // once fixed it goes through with the decision, its values typed as the form says.
 func TestFormErrorsShowAtTheirFieldsThenTheFormGoesThrough(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("forms")
 	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{map[string]any{"type": "form", "id": "req", "data": map[string]any{
 		"title": "Expense", "fields": []any{
@@ -186,7 +186,7 @@ func TestFormErrorsShowAtTheirFieldsThenTheFormGoesThrough(t *testing.T) {
 // plain form post: Approve records the decision and the page comes back showing
 // it; a danger action goes through a confirmation page first.
 func TestTheDecisionWorksWithoutJavaScript(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("nojs")
 	first := publish(t, e, key, approvalPage(nil))
 	second := publish(t, e, key, approvalPage(nil))
@@ -221,7 +221,7 @@ func TestTheDecisionWorksWithoutJavaScript(t *testing.T) {
 // TestADraftIsNotFoundInTheBrowser: a draft's page and short address are a friendly
 // 404 to everyone.
 func TestADraftIsNotFoundInTheBrowser(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("drafts")
 	id := e.Must(201, "POST", "/v1/pages", key, approvalPage(nil))["pageId"].(string)
 	tb := newTab(t)
@@ -247,8 +247,8 @@ func TestADraftIsNotFoundInTheBrowser(t *testing.T) {
 // says so and offers no decision, but its content stays readable; each load
 // counts one view.
 func TestAnExpiredPageShowsItsContentWithoutActions(t *testing.T) {
-	clock := servertest.NewClock(time.Now())
-	e := servertest.Open(t, t.TempDir(), clock)
+	clock := nodetest.NewClock(time.Now())
+	e := nodetest.Open(t, t.TempDir(), clock)
 	key, _ := e.Register("expiry")
 	id := publish(t, e, key, approvalPage(map[string]any{"expires_at": clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
 	tb := newTab(t)

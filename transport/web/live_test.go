@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"folio/transport/server/servertest"
+	"folio/transport/node/nodetest"
 )
 
 // TestACommentInOneTabAppearsInAnother: two people have the page open; one
@@ -16,7 +16,7 @@ import (
 // reload. The author may edit their comment (the edit token the browser keeps);
 // the other tab cannot.
 func TestACommentInOneTabAppearsInAnother(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("live")
 	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
 		map[string]any{"id": "plan", "type": "text", "data": map[string]any{"title": "Rollout plan", "content": "Canary first."}}}}))
@@ -59,7 +59,7 @@ func TestACommentInOneTabAppearsInAnother(t *testing.T) {
 // reorders blocks; an open page shows each change in place without a reload, and
 // what a person typed into a form meanwhile stays.
 func TestBlocksAppendedOverTheAPIAppearLive(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("live")
 	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
 		map[string]any{"id": "intro", "type": "text", "data": map[string]any{"content": "First."}},
@@ -94,7 +94,7 @@ func TestBlocksAppendedOverTheAPIAppearLive(t *testing.T) {
 // three steps with a progress bar, and the file is listed with a download link that
 // serves its bytes.
 func TestAnUploadShowsProgressAndLandsInTheFileList(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("files")
 	id := publish(t, e, key, approvalPage(nil))
 	file := filepath.Join(t.TempDir(), "evidence.txt")

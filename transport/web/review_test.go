@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"folio/actors/blocks"
-	"folio/transport/server/servertest"
+	"folio/actors/model/blocks"
+	"folio/transport/node/nodetest"
 )
 
 // allBlocks is the render package's page of every block type (and the second form
@@ -59,7 +59,7 @@ func approvalPage(extra map[string]any) map[string]any {
 	return body
 }
 
-func publish(t testing.TB, e *servertest.Env, key string, body map[string]any) string {
+func publish(t testing.TB, e *nodetest.Env, key string, body map[string]any) string {
 	t.Helper()
 	return e.Must(201, "POST", "/v1/publish", key, body)["pageId"].(string)
 }
@@ -69,7 +69,7 @@ func publish(t testing.TB, e *servertest.Env, key string, body map[string]any) s
 // as the generic fallback; in light, in dark and at 360 px; with nothing wider than
 // the screen at 360 px.
 func TestEveryBlockTypeRendersInTheBrowser(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("every-block")
 	id := publish(t, e, key, approvalPage(map[string]any{"blocks": allBlocks(t)}))
 	tb := newTab(t)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"folio/transport/server/servertest"
+	"folio/transport/node/nodetest"
 )
 
 // transferred fetches path as a browser does (gzip accepted) and returns the bytes
@@ -40,7 +40,7 @@ func transferred(t testing.TB, url string) (int, []byte) {
 // TestTheAllBlocksPageWeighsUnder60KB: HTML, CSS and JS of the page of every block
 // type, gzipped as they travel, stay within 60 KB.
 func TestTheAllBlocksPageWeighsUnder60KB(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("weight")
 	id := publish(t, e, key, approvalPage(map[string]any{"blocks": allBlocks(t)}))
 	htmlWire, html := transferred(t, e.Srv.URL+"/p/"+id)
@@ -60,7 +60,7 @@ func TestTheAllBlocksPageWeighsUnder60KB(t *testing.T) {
 // the time to first contentful paint: cold (a new browser context, nothing cached)
 // and warm (the same context again: hashed assets come from the cache).
 func BenchmarkFirstContentfulPaint(b *testing.B) {
-	e := servertest.New(b)
+	e := nodetest.New(b)
 	key, _ := e.Register("fcp")
 	id := publish(b, e, key, approvalPage(map[string]any{"blocks": allBlocks(b)}))
 	url := e.Srv.URL + "/p/" + id

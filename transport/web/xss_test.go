@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"folio/transport/server/servertest"
+	"folio/transport/node/nodetest"
 )
 
 // payloads each try to set window.__xss when anything interprets them as markup,
@@ -63,7 +63,7 @@ func poison(v any, n *int) any {
 // would set stays unset, and the DOM holds no script of theirs, no event-handler
 // attribute and no such address.
 func TestNothingAnAgentOrAVisitorWritesExecutes(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("xss")
 	n := 0
 	bs := allBlocks(t)
@@ -119,7 +119,7 @@ func TestNothingAnAgentOrAVisitorWritesExecutes(t *testing.T) {
 // TestPagesSendTheirSecurityHeaders: the review page has the strict CSP, no
 // referrer and nosniff; so do its parts; the JSON API says nosniff too.
 func TestPagesSendTheirSecurityHeaders(t *testing.T) {
-	e := servertest.New(t)
+	e := nodetest.New(t)
 	key, _ := e.Register("headers")
 	id := publish(t, e, key, approvalPage(nil))
 	for _, path := range []string{"/p/" + id, "/p/" + id + "/parts/comments", "/p/pg_nope"} {

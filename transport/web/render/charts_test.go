@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // chartsFixture is a page of realistic chart-like blocks (testdata/charts-blocks.json).

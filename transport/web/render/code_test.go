@@ -24,7 +24,7 @@ import (
 	"github.com/alecthomas/chroma/v2/styles"
 	"golang.org/x/net/html"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // The backgrounds a highlighted token can sit on, per theme (css/00-base.css and

@@ -12,7 +12,7 @@ import (
 	"math"
 	"strings"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 func init() {

@@ -27,7 +27,7 @@ import (
 	"sync"
 	"time"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 //go:embed templates/*.tmpl

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // fixture is a page holding every catalog block type, the second form of the types

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // stFixture reads a page of testdata/structure-<name>.json.

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"folio/actors/blocks"
+	"folio/actors/model/blocks"
 )
 
 // txTypes are the block types of the text group.

@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/model/fault"
+	"folio/actors/tenant"
+)
+
+// Operator endpoints, mounted only when the node has an admin token
+// (--admin-token). `folio admin --server URL --admin-token T …` drives them; the
+// same commands work on a stopped server's data directory without them.
+func (s *Server) mountAdmin() {
+	s.Handle("GET", "/v1/admin/tenants", s.requireAdmin(s.adminListTenants))
+	s.Handle("GET", "/v1/admin/tenants/:id", s.requireAdmin(s.adminShowTenant))
+	s.Handle("PUT", "/v1/admin/tenants/:id/plan", s.requireAdmin(s.adminSetPlan))
+	s.Handle("POST", "/v1/admin/tenants/:id/api-keys", s.requireAdmin(s.adminCreateKey))
+	s.Handle("GET", "/v1/admin/tenants/:id/audit", s.requireAdmin(s.adminExportAudit))
+}
+
+// requireAdmin checks the bearer admin token (compared as hashes, in constant time).
+func (s *Server) requireAdmin(h httprouter.Handle) httprouter.Handle {
+	want := sha256.Sum256([]byte(s.tenancy.AdminToken))
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+		token, _ := bearer(r)
+		got := sha256.Sum256([]byte(token))
+		if token == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			s.writeError(w, r, fault.New(fault.Unauthorized, "the admin token is missing or wrong", nil))
+			return
+		}
+		h(w, r, ps)
+	}
+}
+
+// AdminTenantView is how operators see a tenant (HTTP and `folio admin`).
+func AdminTenantView(sum *tenant.Summary) map[string]any {
+	t := sum.Tenant
+	custom := map[string]any{}
+	if t.RequestsPerMinute != nil {
+		custom["requests_per_minute"] = *t.RequestsPerMinute
+	}
+	if t.PagesPerMonth != nil {
+		custom["pages_per_month"] = *t.PagesPerMonth
+	}
+	return map[string]any{
+		"tenant_id": t.ID, "name": t.Name, "plan": t.Plan, "owner_email": t.OwnerEmail,
+		"claimed": t.Claimed, "created_at": t.CreatedAt,
+		"limits": map[string]any{
+			"requests_per_minute": unlimitedAsNull(sum.Limits.RequestsPerMinute),
+			"pages_per_month":     unlimitedAsNull(sum.Limits.PagesPerMonth),
+		},
+		"custom_limits": custom,
+		"usage":         map[string]any{"pages_this_month": sum.PagesThisMonth, "pages_limit": unlimitedAsNull(sum.Limits.PagesPerMonth)},
+		"api_keys":      sum.Keys,
+	}
+}
+
+func (s *Server) adminListTenants(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	q := r.URL.Query()
+	limit, err := intParam(q.Get("limit"), "limit", 100, 1, 1000)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	offset, err := intParam(q.Get("offset"), "offset", 0, 0, 1<<31-1)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	list, total, err := tenant.ListTenants(s.store, offset, limit)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out := make([]map[string]any, 0, len(list))
+	for _, t := range list {
+		sum, err := tenant.Summarize(s.store, s.tenancy.Book.Plans(), t.ID, s.now())
+		if err != nil {
+			continue
+		}
+		out = append(out, AdminTenantView(sum))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tenants": out, "total": total, "limit": limit, "offset": offset})
+}
+
+func (s *Server) adminShowTenant(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	s.writeAdminTenant(w, r, ps.ByName("id"), http.StatusOK)
+}
+
+func (s *Server) writeAdminTenant(w http.ResponseWriter, r *http.Request, id string, status int) {
+	sum, err := tenant.Summarize(s.store, s.tenancy.Book.Plans(), id, s.now())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, status, AdminTenantView(sum))
+}
+
+// adminSetPlan sets the plan and, optionally, the tenant's own limits (absent:
+// the plan's; 0: unlimited). The tenant's actor commits it; the plan book then
+// forgets the tenant so its next request runs at the new rate.
+func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	var req struct {
+		Plan              string `json:"plan"`
+		RequestsPerMinute *int   `json:"requests_per_minute"`
+		PagesPerMonth     *int   `json:"pages_per_month"`
+	}
+	if err := s.decode(w, r, &req, false); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := ps.ByName("id")
+	m := &tenant.SetPlan{Plan: req.Plan, RequestsPerMinute: req.RequestsPerMinute, PagesPerMonth: req.PagesPerMonth}
+	if err := m.Validate(s.tenancy.Book.Plans()); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if !validTenantID(id) {
+		s.writeError(w, r, fault.Missing("tenant", id))
+		return
+	}
+	if _, err := ask[*tenant.Tenant](s, s.tenants, id, m); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.tenancy.Book.Forget(id)
+	s.writeAdminTenant(w, r, id, http.StatusOK)
+}
+
+func (s *Server) adminCreateKey(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	var req struct {
+		Name string `json:"name"`
+		Mode string `json:"mode"`
+	}
+	if err := s.decode(w, r, &req, true); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	req.Name = strings.TrimSpace(req.Name)
+	if req.Name == "" {
+		req.Name = "admin"
+	}
+	if utf8.RuneCountInString(req.Name) > 100 {
+		s.writeError(w, r, fault.Field("name", "max_length", "name has at most 100 characters"))
+		return
+	}
+	if req.Mode != "" && req.Mode != "live" && req.Mode != "test" {
+		s.writeError(w, r, fault.Field("mode", "enum", "mode must be live or test"))
+		return
+	}
+	id := ps.ByName("id")
+	if !validTenantID(id) {
+		s.writeError(w, r, fault.Missing("tenant", id))
+		return
+	}
+	res, err := ask[*tenant.CreatedKey](s, s.tenants, id, &tenant.CreateKey{Name: req.Name, Test: req.Mode == "test"})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, AdminKeyView(res.Key, res.Secret))
+}
+
+// AdminKeyView is a key created by an operator; key is the full secret, shown once.
+func AdminKeyView(k tenant.Key, secret string) map[string]any {
+	return map[string]any{"id": k.ID, "tenant_id": k.TenantID, "name": k.Name, "key": secret, "prefix": k.Prefix,
+		"mode": mode(k.Test), "createdAt": k.CreatedAt.UTC().Format(time.RFC3339Nano)}
+}
+
+// adminExportAudit streams the tenant's audit chain as JSON lines.
+func (s *Server) adminExportAudit(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	id := ps.ByName("id")
+	if !validTenantID(id) || !tenant.Exists(s.store, id) {
+		s.writeError(w, r, fault.Missing("tenant", id))
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(http.StatusOK)
+	if _, err := tenant.ExportAudit(s.store, id, w); err != nil {
+		s.log.Error("audit export failed midway", "tenant", id, "err", err)
+	}
+}
+
+// validTenantID keeps operator input from spawning actors for nonsense ids.
+func validTenantID(id string) bool { return id != "" && len(id) <= 64 }

@@ -1,0 +1,205 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/callback"
+	"folio/actors/model/fault"
+	"folio/actors/page"
+	"folio/actors/tenant"
+	"folio/persistence"
+)
+
+// DeliveryDeps are what the delivery routes need.
+type DeliveryDeps struct {
+	Store      *persistence.Store
+	Dispatcher *callback.Dispatcher
+}
+
+// MountDelivery registers the delivery routes: the approval chain status,
+// the delivery log of a page and manual redelivery.
+func (s *Server) MountDelivery(deps DeliveryDeps) {
+	h := &deliveryHandlers{s: s, deps: deps}
+	s.Handle("GET", "/v1/pages/:id/approval", s.requireKey(h.approval))
+	s.Handle("GET", "/v1/pages/:id/deliveries", s.requireKey(h.list))
+	s.Handle("GET", "/v1/deliveries/:id", s.requireKey(h.get))
+	s.Handle("POST", "/v1/deliveries/:id/retry", s.requireKey(h.retry))
+}
+
+type deliveryHandlers struct {
+	s    *Server
+	deps DeliveryDeps
+}
+
+// approval is GET /v1/pages/:id/approval: the chain status of specification 2.5;
+// 404 when the page has no approval chain.
+func (h *deliveryHandlers) approval(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+	res, err := h.s.askPage(ps.ByName("id"), &page.Get{Caller: callerOf(who)})
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	if res.Page.Approval == nil {
+		h.s.writeError(w, r, fault.New(fault.NotFound, "this page has no approval chain", map[string]any{"resource": "approval_chain", "id": res.Page.ID}))
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		PageID string `json:"pageId"`
+		page.ChainView
+	}{res.Page.ID, res.Page.Approval.View()})
+}
+
+// list is GET /v1/pages/:id/deliveries: every callback and notification of the page
+// with its attempts, newest first.
+func (h *deliveryHandlers) list(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+	q := r.URL.Query()
+	limit, err := intParam(q.Get("limit"), "limit", 50, 1, 200)
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	offset, err := intParam(q.Get("offset"), "offset", 0, 0, 1<<31-1)
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	res, err := h.s.askPage(ps.ByName("id"), &page.Get{Caller: callerOf(who)})
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	rows, total, err := callback.ListPage(h.deps.Store, res.Page.ID, limit, offset)
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	out := make([]deliveryView, len(rows))
+	for i, d := range rows {
+		out[i] = viewDelivery(d)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deliveries": out, "total": total, "limit": limit, "offset": offset})
+}
+
+// get is GET /v1/deliveries/:id.
+func (h *deliveryHandlers) get(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+	id := ps.ByName("id")
+	d, err := callback.Load(h.deps.Store, id)
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	if d == nil || d.TenantID != who.TenantID {
+		h.s.writeError(w, r, fault.Missing("delivery", id))
+		return
+	}
+	writeJSON(w, http.StatusOK, viewDelivery(d))
+}
+
+// retry is POST /v1/deliveries/:id/retry: one more attempt at once, with the same
+// event id and body bytes. 202: the attempt runs in the background (see GET
+// /v1/deliveries/:id); 409 while an attempt is in flight.
+func (h *deliveryHandlers) retry(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+	id := ps.ByName("id")
+	if len(id) > 128 {
+		h.s.writeError(w, r, fault.Missing("delivery", id))
+		return
+	}
+	d, err := h.deps.Dispatcher.Retry(who.TenantID, id)
+	if err != nil {
+		h.s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": d.ID, "pageId": d.PageID, "eventId": d.EventID, "status": "queued", "queuedAt": h.s.now().UTC()})
+}
+
+// deliveryView is one delivery of the log.
+type deliveryView struct {
+	ID            string        `json:"id"`
+	PageID        string        `json:"pageId"`
+	EventID       string        `json:"eventId"`
+	Event         string        `json:"event"`
+	Channel       string        `json:"channel"`
+	Target        string        `json:"target"`
+	Status        string        `json:"status"`
+	Note          *string       `json:"note"`
+	AttemptCount  int           `json:"attemptCount"`
+	MaxAttempts   int           `json:"maxAttempts"`
+	NextAttemptAt *time.Time    `json:"nextAttemptAt"`
+	WaitingFor    *string       `json:"waitingFor"` // the earlier delivery (same page, same target) this one waits for
+	CreatedAt     time.Time     `json:"createdAt"`
+	CompletedAt   *time.Time    `json:"completedAt"`
+	Attempts      []attemptView `json:"attempts"`
+	Reply         *replyView    `json:"reply"`
+}
+
+type attemptView struct {
+	Attempt       int        `json:"attempt"`
+	At            time.Time  `json:"at"`
+	HTTPStatus    *int       `json:"httpStatus"`
+	LatencyMS     float64    `json:"latencyMs"`
+	Error         *string    `json:"error"`
+	Manual        bool       `json:"manual"`
+	NextAttemptAt *time.Time `json:"nextAttemptAt"`
+}
+
+type replyView struct {
+	Status   string   `json:"status"`
+	BlockIDs []string `json:"blockIds"`
+	Error    *string  `json:"error"`
+}
+
+func viewDelivery(d *callback.Delivery) deliveryView {
+	v := deliveryView{ID: d.ID, PageID: d.PageID, EventID: d.EventID, Event: d.Event, Channel: d.Channel,
+		Target: displayTarget(d.Channel, d.Target), Status: d.Status, Note: optString(d.Note), AttemptCount: d.AttemptCount,
+		MaxAttempts: d.MaxAttempts(), NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, CompletedAt: d.CompletedAt,
+		Attempts: make([]attemptView, len(d.Attempts))}
+	if d.Waiting() {
+		v.WaitingFor = optString(d.After)
+	}
+	for i, a := range d.Attempts {
+		av := attemptView{Attempt: a.N, At: a.At, LatencyMS: a.LatencyMS, Error: optString(a.Error), Manual: a.Manual, NextAttemptAt: a.NextAttemptAt}
+		if a.HTTPStatus != 0 {
+			st := a.HTTPStatus
+			av.HTTPStatus = &st
+		}
+		v.Attempts[i] = av
+	}
+	if d.Reply != nil {
+		ids := d.Reply.BlockIDs
+		if ids == nil {
+			ids = []string{}
+		}
+		v.Reply = &replyView{Status: d.Reply.Status, BlockIDs: ids, Error: optString(d.Reply.Error)}
+	}
+	return v
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// displayTarget hides what may be a credential in a target: query strings, and the
+// path of a Slack incoming-webhook URL (which is the webhook's secret).
+func displayTarget(channel, target string) string {
+	if channel == callback.ChannelEmail {
+		return target
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return ""
+	}
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	if channel == callback.ChannelSlack && u.Path != "" && u.Path != "/" {
+		parts := strings.SplitN(strings.TrimPrefix(u.Path, "/"), "/", 2)
+		u.Path, u.RawPath = "/"+parts[0]+"/...", ""
+	}
+	return u.String()
+}

@@ -1,0 +1,119 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/inbox"
+	"folio/actors/model/fault"
+	"folio/actors/tenant"
+)
+
+// inboxEntryView is an inbox entry on the wire (specification 2.5) plus the page's
+// own status.
+type inboxEntryView struct {
+	ID         string    `json:"id"`
+	PageID     string    `json:"pageId"`
+	Title      string    `json:"title"`
+	PageType   string    `json:"pageType"`
+	Status     string    `json:"status"`
+	Starred    bool      `json:"starred"`
+	Priority   string    `json:"priority"`
+	CreatedAt  time.Time `json:"createdAt"`
+	PageStatus string    `json:"pageStatus"`
+	Decision   *string   `json:"decision"` // approved or rejected once the page completed, else null
+}
+
+var inboxStatuses = map[string]bool{inbox.Unread: true, inbox.Read: true, inbox.Archived: true}
+var inboxPriorities = map[string]bool{"low": true, "normal": true, "high": true, "urgent": true}
+
+func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+	q := r.URL.Query()
+	limit, err := intParam(q.Get("limit"), "limit", 50, 1, 200)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	offset, err := intParam(q.Get("offset"), "offset", 0, 0, 1<<31-1)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	f := inbox.Filter{Status: q.Get("status"), Priority: q.Get("priority"), PageType: q.Get("pageType"), Limit: limit, Offset: offset}
+	if f.PageType == "" {
+		f.PageType = q.Get("page_type")
+	}
+	switch {
+	case f.Status != "" && !inboxStatuses[f.Status]:
+		err = fault.Field("status", "enum", "status must be unread, read or archived")
+	case f.Priority != "" && !inboxPriorities[f.Priority]:
+		err = fault.Field("priority", "enum", "priority must be one of low, normal, high, urgent")
+	case len(f.PageType) > 64:
+		err = fault.Field("pageType", "max_length", "pageType is longer than 64 characters")
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	entries, total, err := inbox.List(s.store, who.TenantID, f)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	now := s.now()
+	out := make([]inboxEntryView, len(entries))
+	for i, e := range entries {
+		out[i] = inboxEntryView{ID: e.ID, PageID: e.PageID, Title: e.Title, PageType: e.PageType, Status: e.Status,
+			Starred: e.Starred, Priority: e.Priority, CreatedAt: e.CreatedAt, PageStatus: e.EffectivePageStatus(now), Decision: optString(e.Decision)}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"entries": out, "total": total, "limit": limit, "offset": offset})
+}
+
+func (s *Server) readInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+	s.changeInbox(w, r, who, &inbox.MarkRead{EntryID: ps.ByName("id")})
+}
+
+func (s *Server) starInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+	var req struct {
+		Starred *bool `json:"starred"`
+	}
+	if err := s.decode(w, r, &req, true); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	starred := req.Starred == nil || *req.Starred // omitted means true
+	s.changeInbox(w, r, who, &inbox.Star{EntryID: ps.ByName("id"), Starred: starred})
+}
+
+func (s *Server) archiveInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+	s.changeInbox(w, r, who, &inbox.Archive{EntryID: ps.ByName("id")})
+}
+
+// changeInbox sends a reading-state command to the tenant's InboxActor: 204, or
+// 404 for an entry that is unknown or another tenant's.
+func (s *Server) changeInbox(w http.ResponseWriter, r *http.Request, who tenant.Principal, msg any) {
+	id := ""
+	switch m := msg.(type) {
+	case *inbox.MarkRead:
+		id = m.EntryID
+	case *inbox.Star:
+		id = m.EntryID
+	case *inbox.Archive:
+		id = m.EntryID
+	}
+	if id == "" || len(id) > 64 {
+		s.writeError(w, r, fault.Missing("inbox entry", id))
+		return
+	}
+	res, err := s.tenancy.Inbox.Ask(who.TenantID, msg)
+	if err == nil {
+		err, _ = res.(error)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

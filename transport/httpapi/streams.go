@@ -1,0 +1,200 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/mailbox"
+	"folio/actors/model/fault"
+	"folio/actors/page"
+	"folio/actors/tenant"
+	"folio/transport/stream"
+)
+
+// heartbeat is the comment line the comment stream sends at once on connect.
+var heartbeat = []byte(": heartbeat\n\n")
+
+// pageEvents is GET /v1/pages/:id/events (SSE, or WebSocket on upgrade).
+func (rt *realtime) pageEvents(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	rt.pageStream(w, r, ps.ByName("id"), false)
+}
+
+// commentStream is GET /v1/pages/:id/comments/stream: comment events only.
+func (rt *realtime) commentStream(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	rt.pageStream(w, r, ps.ByName("id"), true)
+}
+
+// pageStream subscribes a new connection with the page actor (which applies the
+// page's access policy) before anything is written, so a refusal is an ordinary
+// JSON error; then the stream opens with `connected` (page stream) or `: heartbeat`
+// (comment stream) ahead of any event.
+func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string, comments bool) {
+	v, err := rt.viewerOf(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	after, replaying, err := lastEventID(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	c := rt.d.Hub.NewConn()
+	sub, err := askPageAs[*page.Subscribed](rt.Server, id, &page.Subscribe{Viewer: v, Sub: c, Comments: comments})
+	if err != nil {
+		c.Close()
+		rt.writeError(w, r, err)
+		return
+	}
+	c.OnClose(func() { rt.pages.Tell(id, &page.Unsubscribe{Sub: c}) })
+	if v.KeyID != "" {
+		c.OnClose(rt.keys.OnRevoke(v.KeyID, func() { c.End(page.AccessEnded("credential_revoked")) }))
+	}
+	hello := map[string]any{"type": "connected", "pageId": id}
+	if comments {
+		hello["stream"] = "comments"
+	}
+	connected := page.ControlFrame("connected", hello)
+	var replay stream.Replay
+	if replaying {
+		replay = func(emit func(*page.Frame) error) error {
+			return rt.replayPage(c, sub.TenantID, id, after, comments, emit)
+		}
+	}
+	if stream.IsWebSocket(r) {
+		c.ServeWS(w, r, connected, replay)
+		return
+	}
+	if comments {
+		c.ServeSSE(w, r, heartbeat, replay)
+		return
+	}
+	c.ServeSSE(w, r, connected.SSE, replay)
+}
+
+// replayPage emits the page's retained public events after `after` (a browser's
+// EventSource sends Last-Event-ID by itself when it reconnects), read from the agent
+// log and framed exactly as the live stream framed them. The connection was
+// subscribed first, so every later event is queued on it; those the replay already
+// wrote are skipped when it goes live (SkipThrough): no gap, no duplicate.
+func (rt *realtime) replayPage(c *stream.Conn, tenantID, pageID string, after uint64, comments bool, emit func(*page.Frame) error) error {
+	for {
+		chunk, err := mailbox.PageAfter(rt.store, tenantID, pageID, after, 256)
+		if err != nil {
+			return err
+		}
+		for _, s := range chunk {
+			after = s.Seq
+			f, ok := page.PublicFrameOfPayload(s.Seq, s.Payload)
+			if !ok || (comments && !f.Comment) {
+				continue
+			}
+			if err := emit(f); err != nil {
+				return err
+			}
+		}
+		c.SkipThrough(after)
+		if len(chunk) < 256 {
+			return nil
+		}
+	}
+}
+
+// lastEventID reads the replay position: the Last-Event-ID header (SSE reconnects)
+// or ?last_event_id= (WebSocket, or clients that cannot set headers).
+func lastEventID(r *http.Request) (uint64, bool, error) {
+	raw := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
+	if raw == "" {
+		raw = strings.TrimSpace(r.URL.Query().Get("last_event_id"))
+	}
+	if raw == "" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil {
+		return 0, false, fault.Field("last_event_id", "integer", "Last-Event-ID must be the decimal id of an event of this stream")
+	}
+	return n, true, nil
+}
+
+// agentEvents is GET /v1/agent/events: every event of the tenant's pages with its
+// sequence number as id. With Last-Event-ID the missed events are replayed from the
+// log before live ones resume: the mailbox registers the connection and answers
+// with its snapshot S (events <= S are in the log, every later one will reach the
+// connection live, queued until the replay is written), so nothing is missed and
+// nothing repeats.
+func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+	after, replaying, err := lastEventID(r)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	c := rt.d.Hub.NewConn()
+	sub, err := ask[*mailbox.Subscribed](rt.Server, rt.d.Mailboxes, who.TenantID, &mailbox.Subscribe{Sub: c})
+	if err != nil {
+		c.Close()
+		rt.writeError(w, r, err)
+		return
+	}
+	c.OnClose(func() { rt.d.Mailboxes.Tell(who.TenantID, &mailbox.Unsubscribe{Sub: c}) })
+	// Deleting the key ends the stream it opened: a final reset, then the close.
+	c.OnClose(rt.keys.OnRevoke(who.KeyID, func() { c.End(page.AccessEnded("credential_revoked")) }))
+	connected := page.ControlFrame("connected", map[string]any{"type": "connected", "tenantId": who.TenantID, "latestId": itoa(sub.Snapshot)})
+	var replay stream.Replay
+	if replaying {
+		replay = func(emit func(*page.Frame) error) error {
+			return rt.replay(who.TenantID, after, sub.Snapshot, emit)
+		}
+	}
+	if stream.IsWebSocket(r) {
+		c.ServeWS(w, r, connected, replay)
+		return
+	}
+	c.ServeSSE(w, r, connected.SSE, replay)
+}
+
+// replay emits the tenant's events after `after` up to the snapshot, in order. When
+// some of them are no longer retained (or the id is unknown), a `reset` event comes
+// first: the client should resynchronise (GET /v1/agent/inbox); what is still
+// retained follows.
+func (rt *realtime) replay(tenantID string, after, snapshot uint64, emit func(*page.Frame) error) error {
+	reset := func(reason string, oldest uint64) error {
+		data := map[string]any{"reason": reason, "lastEventId": itoa(after), "latestId": itoa(snapshot)}
+		if oldest > 0 {
+			data["oldestId"] = itoa(oldest)
+		}
+		return emit(page.ControlFrame("reset", map[string]any{"type": "reset", "data": data}))
+	}
+	if after > snapshot {
+		return reset("unknown_id", 0)
+	}
+	next, reported := after+1, false
+	for next <= snapshot {
+		chunk, err := mailbox.Read(rt.store, tenantID, next-1, snapshot, 256)
+		if err != nil {
+			return err
+		}
+		if len(chunk) == 0 { // the rest is no longer retained
+			if !reported {
+				return reset("expired", 0)
+			}
+			return nil
+		}
+		for _, s := range chunk {
+			if s.Seq != next && !reported {
+				if err := reset("expired", s.Seq); err != nil {
+					return err
+				}
+				reported = true
+			}
+			if err := emit(s.Frame()); err != nil {
+				return err
+			}
+			next = s.Seq + 1
+		}
+	}
+	return nil
+}

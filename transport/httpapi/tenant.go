@@ -1,0 +1,56 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/inbox"
+	"folio/actors/model/fault"
+	"folio/actors/tenant"
+)
+
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+	period := r.URL.Query().Get("period")
+	if period == "" {
+		period = "30d"
+	}
+	if _, ok := inbox.Periods[period]; !ok {
+		e := fault.Field("period", "enum", "period must be 7d, 30d or all")
+		e.Details["allowed"] = []string{"7d", "30d", "all"}
+		s.writeError(w, r, e)
+		return
+	}
+	m, err := inbox.Dashboard(s.store, who.TenantID, period, s.now())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"period": period, "metrics": m})
+}
+
+func (s *Server) qualityScore(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+	q, err := inbox.Quality(s.store, who.TenantID)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, q)
+}
+
+// planLimits is the tenant's effective plan: through the Book when the area is
+// mounted (operator overrides included), else the built-in plan.
+func (s *Server) planLimits(t tenant.Tenant) tenant.Plan {
+	if s.tenancy != nil && s.tenancy.Book != nil {
+		return s.tenancy.Book.Plans().For(t)
+	}
+	return tenant.NewPlanSet(nil).For(t)
+}
+
+// unlimitedAsNull is a limit on the wire: null when 0 (unlimited).
+func unlimitedAsNull(n int) any {
+	if n <= 0 {
+		return nil
+	}
+	return n
+}

@@ -1,0 +1,16 @@
+package node
+
+import (
+	"folio/actors/page"
+	"folio/transport/httpapi"
+)
+
+// area is one slice of behaviour wired into the node: real-time streams, delivery,
+// content, tenancy. Each has its own file (realtime.go, delivery.go, content.go,
+// tenancy.go) that builds its actors and returns what the node must plug in.
+type area struct {
+	outlets []page.Outlet              // consume committed page events
+	mount   func(api *httpapi.Server)  // register HTTP routes
+	run     func(stop <-chan struct{}) // a background loop, stopped on Close
+	close   func()                     // after the loops stopped, before the actors
+}

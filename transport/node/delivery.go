@@ -1,0 +1,71 @@
+package node
+
+import (
+	"log/slog"
+	"path/filepath"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"folio/actors/callback"
+	"folio/actors/page"
+	"folio/transport/httpapi"
+)
+
+// deliveryArea wires callbacks and notifications into the node: the outbox outlet (delivery rows
+// in each event's commit), the callback dispatcher (re-armed from bbolt before the
+// node reports healthy), and the routes of approval chains and the delivery log.
+func (n *Node) deliveryArea(pd *page.Deps) area {
+	cfg := n.Config
+	pd.Limits.AllowPrivateCallbacks = cfg.AllowPrivateCallbacks
+	from := cfg.SMTPFrom
+	if from == "" {
+		from = "Folio <folio@localhost>"
+	}
+	var mailer callback.Mailer = &callback.FileMailer{Dir: filepath.Join(cfg.DataDir, "outbox", "mail"), From: from, Log: cfg.Log}
+	if cfg.SMTPAddr != "" {
+		mailer = &callback.SMTPMailer{Addr: cfg.SMTPAddr, From: from, User: cfg.SMTPUser, Password: cfg.SMTPPassword}
+	}
+	outbox := &callback.Outbox{
+		PageURL:  func(id string) string { return cfg.PageBaseURL + "/p/" + id },
+		Schedule: cfg.CallbackSchedule,
+	}
+	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "folio_delivery_attempts_total",
+		Help: "Callback and notification attempts by channel and result (succeeded, failed: no more attempts, retry)."}, []string{"channel", "result"})
+	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "folio_delivery_attempt_seconds",
+		Help: "Duration of one delivery attempt.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 9)}, []string{"channel"})
+	_ = n.Registry.Register(attempts)
+	_ = n.Registry.Register(latency)
+	observe := func(d *callback.Delivery, a callback.Attempt) {
+		result := "retry"
+		if d.Status != callback.StatusPending {
+			result = d.Status
+		}
+		attempts.WithLabelValues(d.Channel, result).Inc()
+		latency.WithLabelValues(d.Channel).Observe(a.LatencyMS / 1000)
+	}
+	d, err := callback.Start(n.System, callback.Config{
+		Store: n.Store, Pages: n.Pages, Clock: callback.RealClock(cfg.Now), AllowPrivate: cfg.AllowPrivateCallbacks,
+		Timeout: cfg.CallbackTimeout, Mailer: mailer, Log: cfg.Log.With(slog.String("component", "callback")), Observe: observe,
+	})
+	if err != nil {
+		// Rows are still written with their events; they are sent after the next start.
+		cfg.Log.Error("callback dispatcher did not start; deliveries wait for the next start", slog.Any("err", err))
+		return area{outlets: []page.Outlet{outbox}}
+	}
+	outbox.Dispatcher = d
+	for _, g := range []struct {
+		name, help string
+		read       func() float64
+	}{
+		{"folio_delivery_pending", "Deliveries held by the dispatcher (waiting, due or in flight).", func() float64 { p, _, _ := d.Stats(); return float64(p) }},
+		{"folio_delivery_due_backlog", "Deliveries whose time has come but whose attempt has not started.", func() float64 { _, r, _ := d.Stats(); return float64(r) }},
+		{"folio_delivery_in_flight", "Delivery attempts in flight.", func() float64 { _, _, f := d.Stats(); return float64(f) }},
+	} {
+		_ = n.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: g.name, Help: g.help}, g.read))
+	}
+	return area{
+		outlets: []page.Outlet{outbox},
+		mount:   func(api *httpapi.Server) { api.MountDelivery(httpapi.DeliveryDeps{Store: n.Store, Dispatcher: d}) },
+		close:   d.Stop,
+	}
+}

@@ -1,0 +1,285 @@
+// Package server assembles a whole Folio node: the bbolt store, the actor system and
+// its registries, the background loops (expiry, key-use flush) and the HTTP API.
+// cmd/folio, the tests and the bench harness all start Folio through it.
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"folio/actors/page"
+	"folio/actors/registry"
+	"folio/actors/tenant"
+	"folio/persistence"
+	"folio/transport/httpapi"
+	"folio/transport/web"
+)
+
+// Config is the node's configuration (flags and env twins in cmd/folio).
+type Config struct {
+	Addr                  string
+	DataDir               string
+	BaseURL               string
+	PageBaseURL           string
+	ShortURLBase          string
+	AppURL                string
+	DefaultPlan           string
+	DefaultTTL            time.Duration
+	AllowPrivateCallbacks bool
+	MaxBody               int64
+	Limits                page.Limits
+	IdleAfter             time.Duration // actor passivation
+	IdleAfterDone         time.Duration // passivation of a completed, revoked or expired page (0: IdleAfter)
+	MaxLivePages          int           // page actors kept live at most (least recently used passivate first); 0: 10,000, <0: no bound
+	ExpiryEvery           time.Duration
+	Now                   func() time.Time
+	Log                   *slog.Logger
+
+	// Tenancy: plans, rate limits, quotas, operators (transport/server/tenancy.go).
+	// EnforceLimits turns on per-tenant and per-address request rates and the monthly
+	// page quota; the binary enables it by default (--enforce-limits), the zero
+	// Config (embedded nodes, tests) counts usage but limits nothing.
+	EnforceLimits     bool
+	PlanLimits        map[string]tenant.Plan // server-wide plan overrides by name (--plan)
+	AnonPerMinute     int                    // unauthenticated requests per client address per minute (120)
+	RegisterPerMinute int                    // registrations per client address per minute (10)
+	LimiterEntries    int                    // buckets each limiter keeps in memory at most (100,000)
+	AdminToken        string                 // enables /v1/admin/* (--admin-token); empty: not mounted
+
+	// Delivery: callbacks and notifications (transport/server/delivery.go).
+	// Without SMTPAddr e-mail notifications go to the log and <data>/outbox/mail.
+	SMTPAddr         string          // --smtp-addr host:port
+	SMTPFrom         string          // --smtp-from (default "Folio <folio@localhost>")
+	SMTPUser         string          // --smtp-user; AUTH PLAIN when set
+	SMTPPassword     string          // --smtp-password
+	CallbackSchedule []time.Duration // default retry delays (tests shorten them); nil: 1m 5m 30m 2h 12h
+	CallbackTimeout  time.Duration   // one attempt (default 30 s)
+
+	// Real-time: streams, agent mailbox, comments, files, views (transport/server/realtime.go).
+	Keepalive         time.Duration // SSE `: keepalive` and WebSocket ping interval (30 s; --keepalive)
+	AgentRetention    int           // agent events kept per tenant (10,000; --agent-retention)
+	AgentRetentionAge time.Duration // agent events older than this are dropped (720h; --agent-retention-age)
+	MaxUpload         int64         // largest file upload in bytes (25 MiB; --max-upload)
+	PageUploadBudget  int64         // bytes of files one page holds, presigned uploads included (100 MiB; --page-upload-budget)
+	UploadTTL         time.Duration // how long a presigned upload may take to complete (10 min)
+
+	// HTTP timeouts (Listen). A request's headers must arrive within
+	// ReadHeaderTimeout and its whole body within ReadTimeout; an ordinary reply must
+	// be written within WriteTimeout. Streams and file transfers lift them for
+	// themselves (a stream once its headers are out, a transfer to 10 minutes).
+	ReadHeaderTimeout time.Duration // 10 s
+	ReadTimeout       time.Duration // 30 s
+	WriteTimeout      time.Duration // 60 s
+}
+
+// Defaults fills zero fields.
+func (c *Config) Defaults() {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:8080"
+	}
+	if c.DataDir == "" {
+		c.DataDir = "./data"
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Addr
+	}
+	if c.PageBaseURL == "" {
+		c.PageBaseURL = c.BaseURL
+	}
+	if c.ShortURLBase == "" {
+		c.ShortURLBase = c.BaseURL
+	}
+	if c.AppURL == "" {
+		c.AppURL = c.BaseURL
+	}
+	if c.DefaultPlan == "" {
+		c.DefaultPlan = "free"
+	}
+	if c.DefaultTTL <= 0 {
+		c.DefaultTTL = 7 * 24 * time.Hour
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = 1 << 20
+	}
+	if c.Limits == (page.Limits{}) {
+		c.Limits = page.DefaultLimits
+	}
+	if c.MaxLivePages == 0 {
+		c.MaxLivePages = 10000
+	}
+	if c.IdleAfter <= 0 {
+		c.IdleAfter = 2 * time.Minute
+	}
+	if c.ReadHeaderTimeout <= 0 {
+		c.ReadHeaderTimeout = 10 * time.Second
+	}
+	if c.ReadTimeout <= 0 {
+		c.ReadTimeout = 30 * time.Second
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = 60 * time.Second
+	}
+	if c.ExpiryEvery <= 0 {
+		c.ExpiryEvery = 250 * time.Millisecond
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+}
+
+// Node is a running Folio.
+type Node struct {
+	Config   Config
+	Store    *persistence.Store
+	System   *actor.ActorSystem
+	Pages    *registry.Registry
+	Tenants  *registry.Registry
+	Keys     *tenant.Keyring
+	API      *httpapi.Server
+	Registry *prometheus.Registry
+
+	areas     []area
+	stop      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	bg        sync.WaitGroup
+	httpSrv   *http.Server
+	listener  net.Listener
+}
+
+// Open builds a node on cfg.DataDir without listening yet.
+func Open(cfg Config) (*Node, error) {
+	cfg.Defaults()
+	if _, ok := tenant.Plans[cfg.DefaultPlan]; !ok {
+		return nil, fmt.Errorf("unknown default plan %q (free, pro, enterprise)", cfg.DefaultPlan)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m := newNodeMetrics(reg)
+	store, err := persistence.Open(cfg.DataDir, persistence.Options{Observe: m.observeCommit})
+	if err != nil {
+		return nil, err
+	}
+	log := cfg.Log
+	meters, err := actorMeters(reg)
+	if err != nil {
+		_ = store.Close()
+		return nil, err
+	}
+	system := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return log.With(slog.String("component", "protoactor"))
+	}), actor.WithMetricProviders(meters))
+	system.EventStream.Subscribe(func(ev any) {
+		if se, ok := ev.(*actor.SupervisorEvent); ok {
+			m.restarts.Inc()
+			log.Error("actor failed and was restarted", slog.String("actor", se.Child.String()), slog.Any("reason", se.Reason))
+		}
+	})
+	n := &Node{Config: cfg, Store: store, System: system, Registry: reg, stop: make(chan struct{})}
+	n.Keys = tenant.NewKeyring(store, cfg.Now)
+	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
+	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, IdleDone: cfg.IdleAfterDone, Log: log,
+		Files: page.FileLimits{MaxBytes: cfg.MaxUpload, Budget: cfg.PageUploadBudget, UploadTTL: cfg.UploadTTL}}
+	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), registry.Options{Timeout: 10 * time.Second, Hooks: hooks, MaxLive: cfg.MaxLivePages})
+	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second, Hooks: hooks})
+	// Areas add their outlets before any page actor runs (actors spawn on the first
+	// message, which cannot arrive before the API exists).
+	rt, err := n.realtimeArea(pageDeps)
+	if err != nil {
+		system.Shutdown()
+		_ = store.Close()
+		return nil, err
+	}
+	n.areas = []area{rt, n.deliveryArea(pageDeps), n.contentArea(pageDeps), n.tenancyArea(pageDeps)}
+	for _, a := range n.areas {
+		pageDeps.Outlets = append(pageDeps.Outlets, a.outlets...)
+	}
+	pageDeps.Outlets = append(pageDeps.Outlets, newEventCounter(reg))
+	n.API = httpapi.New(httpapi.Config{
+		Store: store, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, Now: cfg.Now,
+		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
+		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
+	})
+	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Now: cfg.Now, Viewer: n.API.ViewerOf, Log: log})
+	for _, a := range n.areas {
+		if a.mount != nil {
+			a.mount(n.API)
+		}
+	}
+
+	n.bg.Add(2)
+	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()
+	go func() { defer n.bg.Done(); n.Keys.RunFlusher(10*time.Second, n.stop) }()
+	for _, a := range n.areas {
+		if a.run != nil {
+			run := a.run
+			n.bg.Add(1)
+			go func() { defer n.bg.Done(); run(n.stop) }()
+		}
+	}
+	n.API.SetReady(true)
+	return n, nil
+}
+
+// Handler is the node's HTTP handler.
+func (n *Node) Handler() http.Handler { return n.API.Handler() }
+
+// Listen binds the configured address (":0" picks a free port) and serves in the
+// background. It returns the bound address.
+func (n *Node) Listen() (string, error) {
+	ln, err := net.Listen("tcp", n.Config.Addr)
+	if err != nil {
+		return "", err
+	}
+	n.listener = ln
+	n.httpSrv = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: n.Config.ReadHeaderTimeout,
+		ReadTimeout: n.Config.ReadTimeout, WriteTimeout: n.Config.WriteTimeout, IdleTimeout: 120 * time.Second}
+	go func() {
+		if err := n.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.Config.Log.Error("http server stopped", slog.Any("err", err))
+		}
+	}()
+	return ln.Addr().String(), nil
+}
+
+// Close drains in-flight requests (up to the context's deadline), stops the
+// background loops and the actors, and closes the store cleanly. It is idempotent.
+func (n *Node) Close(ctx context.Context) error {
+	n.closeOnce.Do(func() { n.closeErr = n.close(ctx) })
+	return n.closeErr
+}
+
+func (n *Node) close(ctx context.Context) error {
+	n.API.SetReady(false)
+	var first error
+	if n.httpSrv != nil {
+		if err := n.httpSrv.Shutdown(ctx); err != nil {
+			first = err
+		}
+	}
+	close(n.stop)
+	n.bg.Wait()
+	for _, a := range n.areas {
+		if a.close != nil {
+			a.close()
+		}
+	}
+	n.System.Shutdown()
+	if err := n.Store.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
