@@ -18,8 +18,9 @@ import (
 // so concurrent appenders form one unbroken chain. The record stores the exact hashed
 // bytes; VerifyAudit recomputes every hash from them.
 const (
-	auditBucket = "audit"      // chain 0x00 seq(8) -> record
-	headBucket  = "audit_head" // chain -> seq(8) hash
+	auditBucket = "audit"         // chain 0x00 seq(8) -> record
+	headBucket  = "audit_head"    // chain -> seq(8) hash
+	groupBucket = "audit_by_page" // group 0x00 seq(8) -> nil (the writer names the group; Folio groups by page)
 	recordV1    = 1
 )
 
@@ -68,6 +69,43 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last st
 		return 0, "", err
 	}
 	return first, prev, nil
+}
+
+// AppendAuditsGrouped is AppendAudits that also indexes each entry under the group
+// its writer names (groups[i]; "" for none), for listings of one group.
+func (t *Tx) AppendAuditsGrouped(chain string, entries [][]byte, groups []string) (first uint64, last string, err error) {
+	if first, last, err = t.AppendAudits(chain, entries); err != nil || len(entries) == 0 {
+		return first, last, err
+	}
+	for i, g := range groups {
+		if g != "" {
+			if err := t.Put(groupBucket, Key([]byte(g), U64(first+uint64(i))), nil); err != nil {
+				return 0, "", err
+			}
+		}
+	}
+	return first, last, nil
+}
+
+// AuditGroup lists the records of one group of chain, oldest first: it skips skip
+// of them and returns at most limit; total counts them all.
+func (s *Store) AuditGroup(chain, group string, skip, limit int) (records []AuditRecord, total int, err error) {
+	records = []AuditRecord{}
+	err = s.View(func(tx *Tx) error {
+		prefix := append([]byte(group), 0)
+		tx.Scan(groupBucket, prefix, false, func(k, _ []byte) bool {
+			total++
+			if total <= skip || len(records) >= limit {
+				return true
+			}
+			if rec, ok := tx.AuditRecordAt(chain, ReadU64(k[len(prefix):])); ok {
+				records = append(records, rec)
+			}
+			return true
+		})
+		return nil
+	})
+	return records, total, err
 }
 
 // AuditRecordAt reads one record of chain.

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"folio/actors/callback/guard"
 	"folio/actors/model/blocks"
 	"folio/actors/model/jsonlimit"
+	"folio/actors/model/webhook"
 	"folio/actors/page"
 	"folio/persistence"
 )
@@ -40,7 +40,7 @@ type outcome struct {
 // newClient is the HTTP client of deliveries: the guard's dialer, no proxy (a proxy
 // would dial for us, past the guard), redirects not followed (a 3xx is a failure).
 func newClient(cfg Config) *http.Client {
-	dialer := &guard.Dialer{AllowPrivate: cfg.AllowPrivate, Resolver: cfg.Resolver, Timeout: cfg.Timeout}
+	dialer := &webhook.Dialer{AllowPrivate: cfg.AllowPrivate, Resolver: cfg.Resolver, Timeout: cfg.Timeout}
 	tr := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           dialer.DialContext,
@@ -181,7 +181,7 @@ func (d *Dispatcher) send(rec *Delivery, at time.Time) outcome {
 	setHeaders(req.Header, rec, at)
 	res, err := d.client.Do(req)
 	if err != nil {
-		var refused *guard.RefusedError
+		var refused *webhook.RefusedError
 		if errors.As(err, &refused) {
 			return outcome{permanent: true, latencyMS: ms(), err: refused.Error()}
 		}

@@ -1,6 +1,7 @@
 package callback
 
 import (
+	"folio/actors/model/webhook"
 	"testing"
 	"time"
 
@@ -38,17 +39,17 @@ func TestCallbackBodiesHaveExactlyTheSpecFields(t *testing.T) {
 func TestSignatures(t *testing.T) {
 	body := []byte(`{"a":1}`)
 	// HMAC-SHA256("key", "The quick brown fox jumps over the lazy dog"), a published test vector.
-	if got := Signature("key", []byte("The quick brown fox jumps over the lazy dog")); got != "sha256=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8" {
+	if got := webhook.Signature("key", []byte("The quick brown fox jumps over the lazy dog")); got != "sha256=f7bc83f430538424b13298e6aa6fb143ef4d59a14946175997479dbc2d1a3cd8" {
 		t.Errorf("Signature = %s", got)
 	}
-	if Signature("k", body) == Signature("k2", body) || Signature("k", body) == Signature("k", []byte(`{"a":2}`)) {
+	if webhook.Signature("k", body) == webhook.Signature("k2", body) || webhook.Signature("k", body) == webhook.Signature("k", []byte(`{"a":2}`)) {
 		t.Error("signature ignores the key or the body")
 	}
 	// A whsec_ secret signs webhook-signature with its decoded bytes.
-	if StandardSignature("whsec_"+"aGVsbG8=", "id", 1, body) != StandardSignature("hello", "id", 1, body) {
+	if webhook.StandardSignature("whsec_"+"aGVsbG8=", "id", 1, body) != webhook.StandardSignature("hello", "id", 1, body) {
 		t.Error("whsec_ secret not decoded")
 	}
-	if StandardSignature("k", "id", 1, body) == StandardSignature("k", "id", 2, body) {
+	if webhook.StandardSignature("k", "id", 1, body) == webhook.StandardSignature("k", "id", 2, body) {
 		t.Error("webhook-signature ignores the timestamp")
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"folio/actors/callback/guard"
 	"folio/actors/model/fault"
+	"folio/actors/model/webhook"
 	"folio/persistence"
 )
 
@@ -37,7 +37,7 @@ type Config struct {
 	// AllowPrivate lets deliveries reach private and loopback addresses.
 	AllowPrivate bool
 	// Resolver resolves target names at dial time (default: the system's).
-	Resolver guard.Resolver
+	Resolver webhook.Resolver
 	// Timeout bounds one attempt (default 30 s, the specification's).
 	Timeout time.Duration
 	// PerLane caps the attempts in flight to one endpoint (default 64), so a slow or

@@ -7,14 +7,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"folio/actors/model/webhook"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"time"
-
-	"folio/actors/callback"
 )
 
 // verifyServiceSignature checks X-Service-Signature: "sha256=" + hex HMAC-SHA256 of
@@ -79,10 +78,10 @@ func Example_verifyCallback() {
 	req, _ := http.NewRequest("POST", receiver.URL, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Service-Event-Id", "evt_123")
-	req.Header.Set("X-Service-Signature", callback.Signature(secret, body))
+	req.Header.Set("X-Service-Signature", webhook.Signature(secret, body))
 	req.Header.Set("webhook-id", "evt_123")
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
-	req.Header.Set("webhook-signature", callback.StandardSignature(secret, "evt_123", ts, body))
+	req.Header.Set("webhook-signature", webhook.StandardSignature(secret, "evt_123", ts, body))
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		panic(err)

@@ -1,17 +1,19 @@
 package callback
 
-import "folio/actors/page"
+import (
+	"folio/actors/model/webhook"
+)
 
-// retrySpec builds a page.Retry for table tests.
+// retrySpec builds a webhook.Retry for table tests.
 type retrySpec struct {
 	max     *int
 	backoff string
 	initial *float64
 }
 
-func (r *retrySpec) page() *page.Retry {
+func (r *retrySpec) page() *webhook.Retry {
 	if r == nil {
 		return nil
 	}
-	return &page.Retry{MaxAttempts: r.max, Backoff: r.backoff, InitialDelaySeconds: r.initial}
+	return &webhook.Retry{MaxAttempts: r.max, Backoff: r.backoff, InitialDelaySeconds: r.initial}
 }

@@ -8,6 +8,7 @@ package callback
 
 import (
 	"fmt"
+	"folio/actors/model/webhook"
 	"net/url"
 	"strings"
 	"time"
@@ -42,7 +43,7 @@ func (o *Outbox) plan(p *page.Page, events []page.Event) []planned {
 	if len(p.OnAction) == 0 && len(p.Notify) == 0 {
 		return nil
 	}
-	oa, _ := page.ParseOnAction(p.OnAction) // validated at publish
+	oa, _ := webhook.ParseOnAction(p.OnAction) // validated at publish
 	// Events committed together with an action's execution are caused by it, so its
 	// action_urls entry addresses all of them.
 	actionID := ""
@@ -63,12 +64,12 @@ func (o *Outbox) plan(p *page.Page, events []page.Event) []planned {
 			}
 		}
 		if ev.Type == "page.published" {
-			n, _ := page.ParseNotify(p.Notify)
+			n, _ := webhook.ParseNotify(p.Notify)
 			if n == nil {
 				continue
 			}
 			for j, c := range n.Channels {
-				if !page.ChannelTypes[c.Type] {
+				if !webhook.ChannelTypes[c.Type] {
 					continue
 				}
 				secret := c.Secret
@@ -86,7 +87,7 @@ func (o *Outbox) plan(p *page.Page, events []page.Event) []planned {
 // callback events.
 func wanted(filter []string, typ string) bool {
 	if filter == nil {
-		filter = page.CallbackEvents
+		filter = webhook.CallbackEvents
 	}
 	for _, f := range filter {
 		if f == typ {
@@ -124,7 +125,7 @@ func (o *Outbox) Stage(tx *persistence.Tx, p *page.Page, events []page.Event) er
 	if len(plans) == 0 {
 		return nil
 	}
-	oa, _ := page.ParseOnAction(p.OnAction)
+	oa, _ := webhook.ParseOnAction(p.OnAction)
 	for _, pl := range plans {
 		d, err := o.build(p, oa, events[pl.ev], pl)
 		if err != nil {
@@ -160,12 +161,12 @@ func (o *Outbox) Committed(p *page.Page, events []page.Event) {
 	}
 }
 
-func (o *Outbox) build(p *page.Page, oa *page.OnAction, ev page.Event, pl planned) (*Delivery, error) {
+func (o *Outbox) build(p *page.Page, oa *webhook.OnAction, ev page.Event, pl planned) (*Delivery, error) {
 	at := ev.At
 	d := &Delivery{V: schemaV1, ID: pl.id, TenantID: p.TenantID, PageID: p.ID, EventID: ev.ID, Event: ev.Type,
 		Channel: pl.channel, Target: pl.target, Lane: lane(pl.channel, pl.target), Secret: pl.secret,
 		WebhookID: ev.ID, Status: StatusPending, Attempts: []Attempt{}, NextAttemptAt: &at, CreatedAt: at}
-	var retry *page.Retry
+	var retry *webhook.Retry
 	if oa != nil {
 		retry = oa.Retry
 	}

@@ -1,13 +1,12 @@
 package callback
 
 import (
+	"folio/actors/model/webhook"
 	"math"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
-
-	"folio/actors/page"
 )
 
 // DefaultSchedule is the specification's retry table: after the first attempt
@@ -23,7 +22,7 @@ const (
 // attempts in all, the n-th retry after initial_delay_seconds * 2^(n-1)
 // (exponential, the default), * n (linear) or * 1 (fixed), each capped at 24 h;
 // without one, def (the default schedule) applies.
-func Delays(r *page.Retry, def []time.Duration) []time.Duration {
+func Delays(r *webhook.Retry, def []time.Duration) []time.Duration {
 	if r == nil {
 		return append([]time.Duration(nil), def...)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"folio/actors/model/frame"
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
@@ -239,7 +240,7 @@ func (a *Actor) unsubscribe(sub page.Subscriber) {
 }
 
 // push hands one frame to every subscriber; one that refuses is dropped.
-func (a *Actor) push(f *page.Frame) {
+func (a *Actor) push(f *frame.Frame) {
 	for s := range a.subs {
 		if !s.Send(f) {
 			a.unsubscribe(s)

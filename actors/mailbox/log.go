@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"folio/actors/model/frame"
 	"folio/actors/page"
 	"folio/persistence"
 )
@@ -253,8 +254,8 @@ type Stored struct {
 }
 
 // Frame frames a stored event exactly as the live stream did.
-func (s Stored) Frame() *page.Frame {
-	return page.NewFrame(s.Seq, s.Type, strconv.FormatUint(s.Seq, 10), s.Payload)
+func (s Stored) Frame() *frame.Frame {
+	return frame.New(s.Seq, s.Type, strconv.FormatUint(s.Seq, 10), s.Payload)
 }
 
 // WithAck is the payload with "acknowledged" added (inbox and page listings).

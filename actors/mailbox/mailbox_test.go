@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"folio/actors/model/frame"
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
@@ -164,10 +165,10 @@ type recorder struct {
 	refuse bool
 }
 
-func (r *recorder) Close()          {}
-func (r *recorder) End(*page.Frame) {}
+func (r *recorder) Close()           {}
+func (r *recorder) End(*frame.Frame) {}
 
-func (r *recorder) Send(f *page.Frame) bool {
+func (r *recorder) Send(f *frame.Frame) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.refuse {

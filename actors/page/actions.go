@@ -94,7 +94,7 @@ func (a *Actor) act(m *Act) any {
 func checkIdentity(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if utf8.RuneCountInString(s) > MaxIdentityChars {
-		return "", limitErr("actor.identity", "max_length", MaxIdentityChars, "actor.identity has at most %d characters", MaxIdentityChars)
+		return "", fault.Limit("actor.identity", "max_length", MaxIdentityChars, "actor.identity has at most %d characters", MaxIdentityChars)
 	}
 	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
 		return "", fault.Field("actor.identity", "format", "actor.identity must not contain control characters")
@@ -130,11 +130,11 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		return e
 	}
 	if req.Comment != nil && utf8.RuneCountInString(*req.Comment) > 10000 {
-		return limitErr("comment", "max_length", 10000, "comment has at most 10000 characters")
+		return fault.Limit("comment", "max_length", 10000, "comment has at most 10000 characters")
 	}
 	if req.FormValues != nil && (req.FormData == nil || isNull(req.FormData)) {
 		if len(req.FormValues) > maxFormKeys {
-			return limitErr("form_values", "max_items", maxFormKeys, "form_values has at most %d fields", maxFormKeys)
+			return fault.Limit("form_values", "max_items", maxFormKeys, "form_values has at most %d fields", maxFormKeys)
 		}
 		values := make(map[string][]string, len(req.FormValues))
 		for k, v := range req.FormValues {

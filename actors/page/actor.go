@@ -207,7 +207,7 @@ func (a *Actor) apply(next *Page, entries []audit.Entry, events []Event) error {
 
 // applyWith is apply with extra writes of the caller's in the same transaction.
 func (a *Actor) applyWith(next *Page, entries []audit.Entry, events []Event, extra func(*persistence.Tx) error) error {
-	if err := commit(a.deps, a.page, next, entries, events, false, extra); err != nil {
+	if err := commit(a.deps, a.page, next, entries, events, extra); err != nil {
 		return err
 	}
 	prev := a.page
@@ -248,7 +248,7 @@ func (a *Actor) create(m *Create) any {
 	if n == nil || n.Page.ID != a.id || n.Page.TenantID != m.TenantID {
 		return fmt.Errorf("page: create %s without a page prepared for it", a.id)
 	}
-	if err := commit(a.deps, nil, n.Page, n.entries, n.events, !m.Test, nil); err != nil {
+	if err := commit(a.deps, nil, n.Page, n.entries, n.events, nil); err != nil {
 		return err
 	}
 	a.page = n.Page

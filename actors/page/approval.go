@@ -156,7 +156,7 @@ func setChain(p *Page, raw json.RawMessage) ([]string, error) {
 		return nil, nil
 	}
 	var req chainRequest
-	if err := decodeStrict("approval_chain", raw, &req); err != nil {
+	if err := fault.DecodeJSON("approval_chain", raw, &req); err != nil {
 		return nil, err
 	}
 	c := &Chain{Mode: req.Mode, Status: ChainInProgress}
@@ -172,7 +172,7 @@ func setChain(p *Page, raw json.RawMessage) ([]string, error) {
 		return nil, fault.Field("approval_chain.steps", "required", "approval_chain.steps needs at least one step")
 	}
 	if len(req.Steps) > maxSteps {
-		return nil, limitErr("approval_chain.steps", "max_items", maxSteps, "approval_chain.steps has at most %d steps", maxSteps)
+		return nil, fault.Limit("approval_chain.steps", "max_items", maxSteps, "approval_chain.steps has at most %d steps", maxSteps)
 	}
 	seen := map[string]bool{}
 	for i, s := range req.Steps {
@@ -191,13 +191,13 @@ func setChain(p *Page, raw json.RawMessage) ([]string, error) {
 			st.Name = fmt.Sprintf("Step %d", i+1)
 		}
 		if utf8.RuneCountInString(st.Name) > 200 {
-			return nil, limitErr(at+".name", "max_length", 200, "%s.name has at most 200 characters", at)
+			return nil, fault.Limit(at+".name", "max_length", 200, "%s.name has at most 200 characters", at)
 		}
 		if len(s.Assignees) == 0 {
 			return nil, fault.Field(at+".assignees", "required", "%s.assignees needs at least one identity", at)
 		}
 		if len(s.Assignees) > maxAssignees {
-			return nil, limitErr(at+".assignees", "max_items", maxAssignees, "%s.assignees has at most %d identities", at, maxAssignees)
+			return nil, fault.Limit(at+".assignees", "max_items", maxAssignees, "%s.assignees has at most %d identities", at, maxAssignees)
 		}
 		who := map[string]bool{}
 		for j, a := range s.Assignees {

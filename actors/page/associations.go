@@ -105,7 +105,7 @@ func (m *Associate) run(a *Actor) any {
 			map[string]any{"associationId": string(existing), "relationType": m.RelationType})
 	}
 	if count >= maxAssociations {
-		return limitErr("associations", "max_items", maxAssociations, "a page has at most %d associations of its own", maxAssociations)
+		return fault.Limit("associations", "max_items", maxAssociations, "a page has at most %d associations of its own", maxAssociations)
 	}
 	now := a.deps.Now().UTC()
 	as := &Association{V: schemaV1, ID: ids.New("asc"), SourcePageID: a.id, TargetPageID: target,

@@ -84,11 +84,11 @@ func (a *Actor) fixBlock(m *FixBlock) any {
 		b.Tab = *p.Tab
 	}
 	if d := blocks.Depth(b); d > a.deps.Limits.Depth {
-		return limitErr("data", "max_depth", a.deps.Limits.Depth, "the block nests blocks %d deep; the limit is %d", d, a.deps.Limits.Depth)
+		return fault.Limit("data", "max_depth", a.deps.Limits.Depth, "the block nests blocks %d deep; the limit is %d", d, a.deps.Limits.Depth)
 	}
 	others := append(append([]blocks.Block(nil), a.page.Blocks[:idx]...), a.page.Blocks[idx+1:]...)
 	if blocks.Count(others)+blocks.Count([]blocks.Block{b}) > a.deps.Limits.Blocks {
-		return limitErr("data", "max_blocks", a.deps.Limits.Blocks, "the page would have more than %d blocks", a.deps.Limits.Blocks)
+		return fault.Limit("data", "max_blocks", a.deps.Limits.Blocks, "the page would have more than %d blocks", a.deps.Limits.Blocks)
 	}
 	b, warnings := blocks.PrepareBlock(fmt.Sprintf("blocks[%d]", idx), b)
 	now := a.deps.Now().UTC()

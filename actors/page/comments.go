@@ -146,7 +146,7 @@ func checkContent(field string, s *string) (string, error) {
 		return "", fault.Field(field, "required", "%s is required", field)
 	}
 	if n := utf8.RuneCountInString(*s); n > MaxCommentChars {
-		return "", limitErr(field, "max_length", MaxCommentChars, "%s has at most %d characters", field, MaxCommentChars)
+		return "", fault.Limit(field, "max_length", MaxCommentChars, "%s has at most %d characters", field, MaxCommentChars)
 	}
 	return *s, nil
 }
@@ -184,7 +184,7 @@ func (a *Actor) addComment(m *AddComment) any {
 		author = strings.TrimSpace(*req.AuthorName)
 	}
 	if utf8.RuneCountInString(author) > MaxAuthorChars {
-		return limitErr("author_name", "max_length", MaxAuthorChars, "author_name has at most %d characters", MaxAuthorChars)
+		return fault.Limit("author_name", "max_length", MaxAuthorChars, "author_name has at most %d characters", MaxAuthorChars)
 	}
 	if reservedAuthor(author) && !a.owns(m.Viewer) {
 		return fault.Field("author_name", "reserved", "author_name %q is reserved for the page's agent", author)

@@ -200,7 +200,7 @@ func optString(field string, s *string, maxChars int) (string, error) {
 	}
 	v := strings.TrimSpace(*s)
 	if utf8.RuneCountInString(v) > maxChars {
-		return "", limitErr(field, "max_length", maxChars, "%s has at most %d characters", field, maxChars)
+		return "", fault.Limit(field, "max_length", maxChars, "%s has at most %d characters", field, maxChars)
 	}
 	for _, r := range v {
 		if unicode.IsControl(r) {
@@ -274,7 +274,7 @@ func (a *Actor) presign(m *PresignFile) any {
 		return fault.Field("filename", "required", "filename is required")
 	}
 	if len(*req.Filename) > 1024 {
-		return limitErr("filename", "max_length", 1024, "filename has at most 1024 bytes")
+		return fault.Limit("filename", "max_length", 1024, "filename has at most 1024 bytes")
 	}
 	if req.SizeBytes == nil {
 		return fault.Field("size_bytes", "required", "size_bytes is required")
@@ -399,7 +399,7 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 	name := keyName
 	if req.Filename != nil && strings.TrimSpace(*req.Filename) != "" {
 		if len(*req.Filename) > 1024 {
-			return limitErr("filename", "max_length", 1024, "filename has at most 1024 bytes")
+			return fault.Limit("filename", "max_length", 1024, "filename has at most 1024 bytes")
 		}
 		name = SanitizeFilename(*req.Filename)
 	}

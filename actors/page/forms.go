@@ -122,7 +122,7 @@ func checkFormData(fields []formField, raw json.RawMessage) error {
 		return fault.Field("form_data", "type", "form_data must be an object")
 	}
 	if len(data) > maxFormKeys {
-		return limitErr("form_data", "max_items", maxFormKeys, "form_data has at most %d fields", maxFormKeys)
+		return fault.Limit("form_data", "max_items", maxFormKeys, "form_data has at most %d fields", maxFormKeys)
 	}
 	byID := map[string]formField{}
 	for _, f := range fields {

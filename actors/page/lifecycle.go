@@ -86,7 +86,7 @@ func (a *Actor) revoke(m *Revoke) any {
 		return fault.State("revoke", prev)
 	}
 	if len(m.Reason) > 1000 {
-		return limitErr("reason", "max_length", 1000, "reason has at most 1000 characters")
+		return fault.Limit("reason", "max_length", 1000, "reason has at most 1000 characters")
 	}
 	now := a.deps.Now().UTC()
 	next := a.page.clone()

@@ -15,7 +15,6 @@ type Prepared struct {
 	Warnings []string
 	entries  []audit.Entry
 	events   []Event
-	count    bool // counts toward the tenant's pages_this_month
 }
 
 // Prepare validates req as a new page id of c's tenant (a draft, or active when
@@ -41,7 +40,7 @@ func Prepare(d *Deps, id string, c Caller, req *Request, publish bool) (*Prepare
 		entries = append(entries, audit.New("page.published", c.Agent, id, now, map[string]any{"expires_at": p.ExpiresAt}))
 		events = append(events, Event{ID: ids.New("evt"), Type: "page.published", PageID: id, TenantID: p.TenantID, At: now, Data: map[string]any{"status": Active}})
 	}
-	return &Prepared{Page: p, Warnings: warnings, entries: entries, events: events, count: !c.Test}, nil
+	return &Prepared{Page: p, Warnings: warnings, entries: entries, events: events}, nil
 }
 
 // Stage writes the new page inside tx exactly as its actor would commit it: the
@@ -52,7 +51,7 @@ func (n *Prepared) Stage(d *Deps, tx *persistence.Tx) error {
 	if err != nil {
 		return err
 	}
-	return write(tx, d, nil, n.Page, body, enc, n.events, n.count, nil)
+	return write(tx, d, nil, n.Page, body, enc, n.events, nil)
 }
 
 // Announce returns the message that hands the staged page's events to its actor

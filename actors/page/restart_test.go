@@ -7,6 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"folio/actors/model/frame"
 	"folio/actors/registry"
 )
 
@@ -16,10 +17,10 @@ type closingSub struct {
 	closed bool
 }
 
-func (s *closingSub) Send(*Frame) bool { return true }
-func (s *closingSub) Close()           { s.mu.Lock(); s.closed = true; s.mu.Unlock() }
-func (s *closingSub) isClosed() bool   { s.mu.Lock(); defer s.mu.Unlock(); return s.closed }
-func (s *closingSub) End(*Frame)       { s.Close() }
+func (s *closingSub) Send(*frame.Frame) bool { return true }
+func (s *closingSub) Close()                 { s.mu.Lock(); s.closed = true; s.mu.Unlock() }
+func (s *closingSub) isClosed() bool         { s.mu.Lock(); defer s.mu.Unlock(); return s.closed }
+func (s *closingSub) End(*frame.Frame)       { s.Close() }
 
 // explode is a public command whose handling panics, as a bug in any command would.
 type explode struct{}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"folio/actors/model/audit"
-	"folio/actors/tenant"
 	"folio/persistence"
 )
 
@@ -36,13 +35,13 @@ func load(store *persistence.Store, id string) (*Page, error) {
 // transaction: the change and everything it causes are durable together or not at all.
 // Everything that can be encoded without the transaction is encoded before it: the
 // store has one commit loop, and time spent in it is time every writer waits.
-func commit(d *Deps, prev, next *Page, entries []audit.Entry, events []Event, countUsage bool, extra func(*persistence.Tx) error) error {
+func commit(d *Deps, prev, next *Page, entries []audit.Entry, events []Event, extra func(*persistence.Tx) error) error {
 	body, enc, err := encode(next, entries, events)
 	if err != nil {
 		return err
 	}
 	return d.Store.Update(func(tx *persistence.Tx) error {
-		return write(tx, d, prev, next, body, enc, events, countUsage, extra)
+		return write(tx, d, prev, next, body, enc, events, extra)
 	})
 }
 
@@ -64,7 +63,7 @@ func encode(next *Page, entries []audit.Entry, events []Event) ([]byte, []audit.
 
 // write is commit's transaction body (also used to stage new pages created outside
 // their actor, see Prepared).
-func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries []audit.Encoded, events []Event, countUsage bool, extra func(*persistence.Tx) error) error {
+func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries []audit.Encoded, events []Event, extra func(*persistence.Tx) error) error {
 	if err := tx.Put(bucketPages, []byte(next.ID), body); err != nil {
 		return err
 	}
@@ -74,13 +73,6 @@ func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries [
 		}
 		if err := tx.Put(bucketShortCodes, []byte(next.ShortCode), []byte(next.ID)); err != nil {
 			return err
-		}
-		if countUsage {
-			k := tenant.MonthKey(next.TenantID, next.CreatedAt)
-			n := persistence.ReadU64(tx.Get(tenant.BucketUsage, k))
-			if err := tx.Put(tenant.BucketUsage, k, persistence.U64(n+1)); err != nil {
-				return err
-			}
 		}
 	}
 	if old, nw := expiryKey(prev), expiryKey(next); string(old) != string(nw) {
@@ -95,7 +87,7 @@ func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries [
 			}
 		}
 	}
-	if err := audit.AppendEncoded(tx, next.TenantID, entries...); err != nil {
+	if err := appendAudits(tx, next.TenantID, entries); err != nil {
 		return err
 	}
 	if len(events) > 0 {
@@ -145,4 +137,18 @@ func DueForExpiry(store *persistence.Store, now time.Time, limit int) []string {
 		return nil
 	})
 	return out
+}
+
+// appendAudits links encoded entries, in order, to the tenant's chain inside tx,
+// grouped by page for the page's audit listing.
+func appendAudits(tx *persistence.Tx, tenant string, es []audit.Encoded) error {
+	if len(es) == 0 {
+		return nil
+	}
+	raw, groups := make([][]byte, len(es)), make([]string, len(es))
+	for i, e := range es {
+		raw[i], groups[i] = e.JSON, e.PageID
+	}
+	_, _, err := tx.AppendAuditsGrouped(tenant, raw, groups)
+	return err
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
 	"time"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/frame"
 	"folio/actors/registry"
 )
 
@@ -27,29 +27,15 @@ import (
 // turned private or was revoked, its key was deleted), which must not reconnect
 // blindly and must receive nothing more.
 type Subscriber interface {
-	Send(f *Frame) bool
+	Send(f *frame.Frame) bool
 	Close()
-	End(final *Frame)
+	End(final *frame.Frame)
 }
 
 // AccessEnded is the last frame of a stream whose access ended: reason is one of
 // "page_revoked", "access_changed", "credential_revoked".
-func AccessEnded(reason string) *Frame {
-	return ControlFrame("reset", map[string]any{"type": "reset", "data": map[string]any{"reason": reason}})
-}
-
-// Frame is one event encoded once for every stream: JSON is the payload (the SSE
-// data line and the WebSocket text message are the same bytes), SSE the complete
-// server-sent event. Frames are immutable once built.
-type Frame struct {
-	Seq     uint64 // the tenant's event sequence number (the stream id); 0 for control frames
-	Type    string
-	Comment bool   // a comment.* event (the comment stream carries only these)
-	JSON    []byte // nil for SSE-only control lines (keepalive)
-	SSE     []byte
-	// Chunk is SSE framed as one HTTP/1.1 chunk ("<hex size>\r\n" SSE "\r\n"); SSE
-	// is a slice of it, so a stream writing a chunked response sends it as is.
-	Chunk []byte
+func AccessEnded(reason string) *frame.Frame {
+	return frame.Control("reset", map[string]any{"type": "reset", "data": map[string]any{"reason": reason}})
 }
 
 // Payload is the wire form of an event on every stream and in the agent inbox:
@@ -136,48 +122,8 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// NewFrame frames an encoded payload: the SSE form is "id: <seq>\ndata: <json>\n\n".
-func NewFrame(seq uint64, typ, id string, payload []byte) *Frame {
-	size := len(payload) + 8 // "data: " + "\n\n"
-	if id != "" {
-		size += len(id) + 5 // "id: " + "\n"
-	}
-	f := NewControlFrame(size, func(sse []byte) []byte {
-		if id != "" {
-			sse = append(sse, "id: "...)
-			sse = append(sse, id...)
-			sse = append(sse, '\n')
-		}
-		sse = append(sse, "data: "...)
-		sse = append(sse, payload...)
-		return append(sse, "\n\n"...)
-	})
-	f.Seq, f.Type, f.Comment, f.JSON = seq, typ, strings.HasPrefix(typ, "comment."), payload
-	return f
-}
-
-// NewControlFrame builds a frame of size SSE bytes written by fill (which appends to
-// the slice it gets), laid out inside its HTTP chunk.
-func NewControlFrame(size int, fill func(sse []byte) []byte) *Frame {
-	head := strconv.AppendInt(make([]byte, 0, size+16), int64(size), 16)
-	head = append(head, '\r', '\n')
-	start := len(head)
-	buf := fill(head)
-	if len(buf)-start != size {
-		panic("page: frame size mismatch")
-	}
-	buf = append(buf, '\r', '\n')
-	return &Frame{SSE: buf[start : start+size : start+size], Chunk: buf}
-}
-
 // FrameOf encodes e into a frame.
-func FrameOf(e *Event) *Frame { return NewFrame(e.Seq, e.Type, e.StreamID(), EncodeEvent(e)) }
-
-// ControlFrame is a frame without a stream id (connected, reset): its payload is v.
-func ControlFrame(typ string, v any) *Frame {
-	b, _ := json.Marshal(v)
-	return NewFrame(0, typ, "", b)
-}
+func FrameOf(e *Event) *frame.Frame { return frame.New(e.Seq, e.Type, e.StreamID(), EncodeEvent(e)) }
 
 // PublicEvent tells whether an event type goes to the page's own streams. Events that
 // carry a viewer's private input or identity (page.viewed, form.submitted) go only to
@@ -193,7 +139,7 @@ var privateData = []string{"form_data", "comment"}
 
 // PublicFrameOf encodes e for the page's public streams: the agent's frame unless its
 // data holds private fields, which are left out.
-func PublicFrameOf(e *Event) *Frame {
+func PublicFrameOf(e *Event) *frame.Frame {
 	strip := false
 	for _, k := range privateData {
 		if _, ok := e.Data[k]; ok {
@@ -218,7 +164,7 @@ func PublicFrameOf(e *Event) *Frame {
 // PublicFrameOfPayload re-frames an event stored as its agent payload (the agent
 // log) for the page's public streams, exactly as the live stream framed it: ok is
 // false for events the public streams never carry.
-func PublicFrameOfPayload(seq uint64, payload []byte) (f *Frame, ok bool) {
+func PublicFrameOfPayload(seq uint64, payload []byte) (f *frame.Frame, ok bool) {
 	var p Payload
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.UseNumber() // numbers come back exactly as they were encoded

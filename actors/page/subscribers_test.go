@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"folio/actors/model/frame"
 )
 
 // fakeSub records frames; refuse makes Send fail (a subscriber that fell behind).
@@ -13,10 +15,10 @@ type fakeSub struct {
 	refuse bool
 }
 
-func (f *fakeSub) Close()     {}
-func (f *fakeSub) End(*Frame) {}
+func (f *fakeSub) Close()           {}
+func (f *fakeSub) End(*frame.Frame) {}
 
-func (f *fakeSub) Send(fr *Frame) bool {
+func (f *fakeSub) Send(fr *frame.Frame) bool {
 	if f.refuse {
 		return false
 	}
@@ -48,7 +50,7 @@ func TestFrameIsOneEncodingForEveryStream(t *testing.T) {
 	if string(EncodeEvent(&e)) != string(f.JSON) {
 		t.Fatal("encoding is not deterministic")
 	}
-	c := ControlFrame("connected", map[string]any{"type": "connected", "pageId": "pg_1"})
+	c := frame.Control("connected", map[string]any{"type": "connected", "pageId": "pg_1"})
 	if strings.HasPrefix(string(c.SSE), "id:") || c.Seq != 0 {
 		t.Fatalf("control frame %q", c.SSE)
 	}

@@ -72,19 +72,19 @@ func apply(p *Page, req *Request, creating bool, lim Limits, now time.Time) ([]s
 			return nil, fault.Field("title", "required", "title must not be empty")
 		}
 		if n := utf8.RuneCountInString(t); n > lim.TitleChars {
-			return nil, limitErr("title", "max_length", lim.TitleChars, "title is %d characters; the limit is %d", n, lim.TitleChars)
+			return nil, fault.Limit("title", "max_length", lim.TitleChars, "title is %d characters; the limit is %d", n, lim.TitleChars)
 		}
 		p.Title = t
 	}
 	if req.Summary != nil {
 		if n := utf8.RuneCountInString(*req.Summary); n > lim.SummaryChars {
-			return nil, limitErr("summary", "max_length", lim.SummaryChars, "summary is %d characters; the limit is %d", n, lim.SummaryChars)
+			return nil, fault.Limit("summary", "max_length", lim.SummaryChars, "summary is %d characters; the limit is %d", n, lim.SummaryChars)
 		}
 		p.Summary = *req.Summary
 	}
 	if req.PageType != nil {
 		if len(*req.PageType) > 64 {
-			return nil, limitErr("page_type", "max_length", 64, "page_type is longer than 64 characters")
+			return nil, fault.Limit("page_type", "max_length", 64, "page_type is longer than 64 characters")
 		}
 		p.PageType = *req.PageType
 	}
@@ -179,18 +179,18 @@ func prepareBlocks(path string, in []blocks.Block, existing []blocks.Block, offs
 			return nil, nil, fault.Field(at+".type", "required", "%s.type is required", at)
 		}
 		if len(b.Type) > 64 {
-			return nil, nil, limitErr(at+".type", "max_length", 64, "%s.type is longer than 64 characters", at)
+			return nil, nil, fault.Limit(at+".type", "max_length", 64, "%s.type is longer than 64 characters", at)
 		}
 		if !isObject(b.Data) {
 			return nil, nil, fault.Field(at+".data", "type", "%s.data must be an object", at)
 		}
 		if d := blocks.Depth(b); d > lim.Depth {
-			return nil, nil, limitErr(at, "max_depth", lim.Depth, "%s nests blocks %d deep; the limit is %d", at, d, lim.Depth)
+			return nil, nil, fault.Limit(at, "max_depth", lim.Depth, "%s nests blocks %d deep; the limit is %d", at, d, lim.Depth)
 		}
 		if b.ID == "" {
 			b.ID = fmt.Sprintf("b_%d_%s", offset+i, ids.Random(8))
 		} else if len(b.ID) > 128 {
-			return nil, nil, limitErr(at+".id", "max_length", 128, "%s.id is longer than 128 characters", at)
+			return nil, nil, fault.Limit(at+".id", "max_length", 128, "%s.id is longer than 128 characters", at)
 		}
 		if taken[b.ID] {
 			return nil, nil, fault.Field(at+".id", "unique", "block id %q is used twice on this page", b.ID)
@@ -199,7 +199,7 @@ func prepareBlocks(path string, in []blocks.Block, existing []blocks.Block, offs
 		out[i] = b
 	}
 	if total += blocks.Count(out); total > lim.Blocks {
-		return nil, nil, limitErr(path, "max_blocks", lim.Blocks, "the page would have %d blocks; the limit is %d", total, lim.Blocks)
+		return nil, nil, fault.Limit(path, "max_blocks", lim.Blocks, "the page would have %d blocks; the limit is %d", total, lim.Blocks)
 	}
 	// Warning paths name the block as the request sent it (path[i]).
 	prepared, warnings := blocks.Prepare(path, out)
@@ -208,11 +208,11 @@ func prepareBlocks(path string, in []blocks.Block, existing []blocks.Block, offs
 
 func checkTags(tags []string, lim Limits) error {
 	if len(tags) > lim.Tags {
-		return limitErr("tags", "max_items", lim.Tags, "at most %d tags", lim.Tags)
+		return fault.Limit("tags", "max_items", lim.Tags, "at most %d tags", lim.Tags)
 	}
 	for i, t := range tags {
 		if utf8.RuneCountInString(t) > lim.TagChars {
-			return limitErr(fmt.Sprintf("tags[%d]", i), "max_length", lim.TagChars, "a tag has at most %d characters", lim.TagChars)
+			return fault.Limit(fmt.Sprintf("tags[%d]", i), "max_length", lim.TagChars, "a tag has at most %d characters", lim.TagChars)
 		}
 	}
 	return nil
@@ -228,7 +228,7 @@ func checkAccess(a Access) (Access, error) {
 		return a, e
 	}
 	if len(a.AllowedIdentities) > 1000 {
-		return a, limitErr("access.allowed_identities", "max_items", 1000, "at most 1000 allowed identities")
+		return a, fault.Limit("access.allowed_identities", "max_items", 1000, "at most 1000 allowed identities")
 	}
 	for i, id := range a.AllowedIdentities {
 		at := fmt.Sprintf("access.allowed_identities[%d]", i)
@@ -244,7 +244,7 @@ func checkAccess(a Access) (Access, error) {
 
 func checkActions(in []Action, lim Limits) ([]Action, []string, error) {
 	if len(in) > lim.Actions {
-		return nil, nil, limitErr("actions", "max_items", lim.Actions, "at most %d actions", lim.Actions)
+		return nil, nil, fault.Limit("actions", "max_items", lim.Actions, "at most %d actions", lim.Actions)
 	}
 	seen := map[string]bool{}
 	out := make([]Action, len(in))
@@ -265,7 +265,7 @@ func checkActions(in []Action, lim Limits) ([]Action, []string, error) {
 			a.Label = a.ActionID
 		}
 		if utf8.RuneCountInString(a.Label) > 100 {
-			return nil, nil, limitErr(at+".label", "max_length", 100, "%s.label has at most 100 characters", at)
+			return nil, nil, fault.Limit(at+".label", "max_length", 100, "%s.label has at most 100 characters", at)
 		}
 		if a.Style != "" && !actionStyles[a.Style] {
 			warnings = append(warnings, fmt.Sprintf("%s.style: %q is not a known style; use primary, secondary or danger (rendered as secondary)", at, a.Style))
@@ -284,12 +284,6 @@ func futureTime(field, s string, now time.Time) (time.Time, error) {
 		return t, fault.Field(field, "future", "%s must be in the future", field)
 	}
 	return t.UTC(), nil
-}
-
-func limitErr(field, constraint string, limit int, format string, args ...any) error {
-	e := fault.Field(field, constraint, format, args...)
-	e.Details["limit"] = limit
-	return e
 }
 
 func isObject(raw json.RawMessage) bool {

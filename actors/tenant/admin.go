@@ -111,7 +111,12 @@ func ApplyPlan(store *persistence.Store, id string, m *SetPlan, now time.Time) (
 			return err
 		}
 		t = cur
-		return audit.Append(tx, id, audit.New("tenant.plan_changed", "admin", "", now, details))
+		enc, err := audit.Encode(audit.New("tenant.plan_changed", "admin", "", now, details))
+		if err != nil {
+			return err
+		}
+		_, _, err = tx.AppendAudit(id, enc.JSON)
+		return err
 	})
 	return t, err
 }

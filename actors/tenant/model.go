@@ -17,7 +17,7 @@ const (
 	bucketKeys       = "keys"        // lookup id (first 20 chars of the key) -> Key
 	bucketTenantKeys = "tenant_keys" // tenantId 0x00 keyId -> lookup id
 	bucketLastUsed   = "key_last_used"
-	// BucketUsage is written by the page actor in the page's creation transaction.
+	// BucketUsage is written by the Usage outlet in the commit that creates a page.
 	BucketUsage = "usage" // tenantId 0x00 "YYYY-MM" -> count(8)
 )
 

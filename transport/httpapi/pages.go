@@ -248,7 +248,13 @@ func (s *Server) pageAudit(w http.ResponseWriter, r *http.Request, ps httprouter
 		s.writeError(w, r, err)
 		return
 	}
-	items, total, err := audit.Page(s.store, who.TenantID, res.Page.ID, pg, per)
+	recs, total, err := s.store.AuditGroup(who.TenantID, res.Page.ID, (pg-1)*per, per)
+	items := make([]audit.Entry, 0, len(recs))
+	for _, r := range recs {
+		if e, ok := audit.Decode(r.Entry, r.Hash); ok {
+			items = append(items, e)
+		}
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -9,6 +9,7 @@ import (
 
 	"folio/actors/mailbox"
 	"folio/actors/model/fault"
+	"folio/actors/model/frame"
 	"folio/actors/page"
 	"folio/actors/tenant"
 	"folio/transport/stream"
@@ -57,10 +58,10 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 	if comments {
 		hello["stream"] = "comments"
 	}
-	connected := page.ControlFrame("connected", hello)
+	connected := frame.Control("connected", hello)
 	var replay stream.Replay
 	if replaying {
-		replay = func(emit func(*page.Frame) error) error {
+		replay = func(emit func(*frame.Frame) error) error {
 			return rt.replayPage(c, sub.TenantID, id, after, comments, emit)
 		}
 	}
@@ -80,7 +81,7 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 // log and framed exactly as the live stream framed them. The connection was
 // subscribed first, so every later event is queued on it; those the replay already
 // wrote are skipped when it goes live (SkipThrough): no gap, no duplicate.
-func (rt *realtime) replayPage(c *stream.Conn, tenantID, pageID string, after uint64, comments bool, emit func(*page.Frame) error) error {
+func (rt *realtime) replayPage(c *stream.Conn, tenantID, pageID string, after uint64, comments bool, emit func(*frame.Frame) error) error {
 	for {
 		chunk, err := mailbox.PageAfter(rt.store, tenantID, pageID, after, 256)
 		if err != nil {
@@ -142,10 +143,10 @@ func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httpro
 	c.OnClose(func() { rt.d.Mailboxes.Tell(who.TenantID, &mailbox.Unsubscribe{Sub: c}) })
 	// Deleting the key ends the stream it opened: a final reset, then the close.
 	c.OnClose(rt.keys.OnRevoke(who.KeyID, func() { c.End(page.AccessEnded("credential_revoked")) }))
-	connected := page.ControlFrame("connected", map[string]any{"type": "connected", "tenantId": who.TenantID, "latestId": itoa(sub.Snapshot)})
+	connected := frame.Control("connected", map[string]any{"type": "connected", "tenantId": who.TenantID, "latestId": itoa(sub.Snapshot)})
 	var replay stream.Replay
 	if replaying {
-		replay = func(emit func(*page.Frame) error) error {
+		replay = func(emit func(*frame.Frame) error) error {
 			return rt.replay(who.TenantID, after, sub.Snapshot, emit)
 		}
 	}
@@ -160,13 +161,13 @@ func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httpro
 // some of them are no longer retained (or the id is unknown), a `reset` event comes
 // first: the client should resynchronise (GET /v1/agent/inbox); what is still
 // retained follows.
-func (rt *realtime) replay(tenantID string, after, snapshot uint64, emit func(*page.Frame) error) error {
+func (rt *realtime) replay(tenantID string, after, snapshot uint64, emit func(*frame.Frame) error) error {
 	reset := func(reason string, oldest uint64) error {
 		data := map[string]any{"reason": reason, "lastEventId": itoa(after), "latestId": itoa(snapshot)}
 		if oldest > 0 {
 			data["oldestId"] = itoa(oldest)
 		}
-		return emit(page.ControlFrame("reset", map[string]any{"type": "reset", "data": data}))
+		return emit(frame.Control("reset", map[string]any{"type": "reset", "data": data}))
 	}
 	if after > snapshot {
 		return reset("unknown_id", 0)

@@ -207,7 +207,7 @@ func Open(cfg Config) (*Node, error) {
 	for _, a := range n.areas {
 		pageDeps.Outlets = append(pageDeps.Outlets, a.outlets...)
 	}
-	pageDeps.Outlets = append(pageDeps.Outlets, newEventCounter(reg))
+	pageDeps.Outlets = append(pageDeps.Outlets, tenant.Usage{}, newEventCounter(reg))
 	n.API = httpapi.New(httpapi.Config{
 		Store: store, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"time"
 
-	"folio/actors/page"
+	"folio/actors/model/frame"
 )
 
 // Conn is one client's stream; it implements page.Subscriber. It starts pending
@@ -19,8 +19,8 @@ type Conn struct {
 
 	mu        sync.Mutex
 	state     uint8
-	queue     []*page.Frame
-	spare     []*page.Frame
+	queue     []*frame.Frame
+	spare     []*frame.Frame
 	qbytes    int
 	scheduled bool // on a writer's ready list
 	writing   bool // a writer owns the socket
@@ -73,9 +73,9 @@ func (c *Conn) Done() <-chan struct{} { return c.closed }
 // Send implements page.Subscriber: it queues f without blocking and reports false
 // once the stream is closed or f would overflow the queue (the stream is then
 // closed: its client reconnects, and agents replay with Last-Event-ID).
-func (c *Conn) Send(f *page.Frame) bool { return c.enqueue(f, true) }
+func (c *Conn) Send(f *frame.Frame) bool { return c.enqueue(f, true) }
 
-func (c *Conn) enqueue(f *page.Frame, counts bool) bool {
+func (c *Conn) enqueue(f *frame.Frame, counts bool) bool {
 	c.mu.Lock()
 	if c.state == closed || c.ending {
 		c.mu.Unlock()
@@ -119,7 +119,7 @@ func (c *Conn) enqueue(f *page.Frame, counts bool) bool {
 // `reset` naming why the stream ends: credential revoked, access changed); then the
 // stream closes (WebSocket: status 1008, policy violation). Events sent after End
 // are refused, so nothing follows the final frame. It never blocks.
-func (c *Conn) End(final *page.Frame) {
+func (c *Conn) End(final *frame.Frame) {
 	c.mu.Lock()
 	if c.state == closed || c.ending {
 		c.mu.Unlock()
@@ -159,7 +159,7 @@ func (c *Conn) signal() {
 }
 
 // take removes every queued frame (for goroutine-driven writers).
-func (c *Conn) take() []*page.Frame {
+func (c *Conn) take() []*frame.Frame {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	q := c.queue
@@ -288,7 +288,7 @@ func (c *Conn) flushPooled() int {
 
 // release ends a write: the frame slice is kept for reuse and, when more frames
 // queued meanwhile, the connection goes back on its writer's ready list.
-func (c *Conn) release(frames []*page.Frame) {
+func (c *Conn) release(frames []*frame.Frame) {
 	clear(frames)
 	c.mu.Lock()
 	c.writing = false
@@ -317,7 +317,7 @@ func (c *Conn) release(frames []*page.Frame) {
 // catchUp finishes a write the socket could not take at once, then writes whatever
 // queued meanwhile, with blocking writes bounded by the write timeout; once the
 // queue is empty the pool takes over again.
-func (c *Conn) catchUp(rest [][]byte, frames []*page.Frame) {
+func (c *Conn) catchUp(rest [][]byte, frames []*frame.Frame) {
 	buffers := net.Buffers(rest)
 	for {
 		_ = c.nc.SetWriteDeadline(time.Now().Add(c.hub.opt.WriteTimeout))
@@ -354,7 +354,7 @@ func (c *Conn) catchUp(rest [][]byte, frames []*page.Frame) {
 // chunk lays frames out for one writev: each frame is its own HTTP/1.1 chunk, built
 // once with the frame and shared by every subscriber. The returned slice aliases
 // c.iov (one writer at a time).
-func (c *Conn) chunk(frames []*page.Frame) [][]byte {
+func (c *Conn) chunk(frames []*frame.Frame) [][]byte {
 	bufs := c.iov[:0]
 	for _, f := range frames {
 		bufs = append(bufs, f.Chunk)

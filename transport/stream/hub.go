@@ -1,5 +1,5 @@
 // Package stream writes live events to clients over SSE and WebSocket. Both share one
-// event encoding (page.Frame: the payload bytes are the WebSocket message and the SSE
+// event encoding (frame.Frame: the payload bytes are the WebSocket message and the SSE
 // data line), built once per event by whoever publishes it and shared by every
 // subscriber.
 //
@@ -24,7 +24,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"folio/actors/page"
+	"folio/actors/model/frame"
 )
 
 // Options tune a Hub; zero fields take the defaults.
@@ -167,7 +167,7 @@ func (h *Hub) forget(c *Conn) {
 }
 
 // keepaliveFrame is the SSE comment sent on idle and busy streams alike.
-var keepaliveFrame = page.NewControlFrame(len(": keepalive\n\n"), func(b []byte) []byte { return append(b, ": keepalive\n\n"...) })
+var keepaliveFrame = frame.Raw(len(": keepalive\n\n"), func(b []byte) []byte { return append(b, ": keepalive\n\n"...) })
 
 // keepalive sends `: keepalive` to every pooled SSE connection each interval (the
 // per-connection goroutines of WebSocket and fallback SSE keep their own time).

@@ -7,12 +7,12 @@ import (
 	"syscall"
 	"time"
 
-	"folio/actors/page"
+	"folio/actors/model/frame"
 )
 
 // Replay writes events a client missed before the stream goes live (the agent
 // stream's Last-Event-ID); emit writes one frame and may be called many times.
-type Replay func(emit func(f *page.Frame) error) error
+type Replay func(emit func(f *frame.Frame) error) error
 
 // sseHeader is the response head of every SSE stream (specification §6.1, plus
 // X-Accel-Buffering so proxies do not hold events back).
@@ -74,7 +74,7 @@ func (c *Conn) serveHijacked(preamble []byte, replay Replay) {
 			return err
 		}
 		var batch bytes.Buffer
-		err := replay(func(f *page.Frame) error {
+		err := replay(func(f *frame.Frame) error {
 			batch.Write(f.SSE)
 			if batch.Len() >= 64<<10 {
 				writeChunk(&buf, batch.Bytes())
@@ -131,7 +131,7 @@ func (c *Conn) serveFallback(w http.ResponseWriter, r *http.Request, preamble []
 		return
 	}
 	if replay != nil {
-		if err := replay(func(f *page.Frame) error { return write(f.SSE) }); err != nil {
+		if err := replay(func(f *frame.Frame) error { return write(f.SSE) }); err != nil {
 			return
 		}
 	}

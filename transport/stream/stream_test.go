@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"folio/actors/page"
+	"folio/actors/model/frame"
 )
 
-func frame(seq uint64, body string) *page.Frame {
-	return page.NewFrame(seq, "t", fmt.Sprint(seq), []byte(`{"n":"`+body+`"}`))
+func testFrame(seq uint64, body string) *frame.Frame {
+	return frame.New(seq, "t", fmt.Sprint(seq), []byte(`{"n":"`+body+`"}`))
 }
 
 // serve starts an HTTP server whose handler serves one Conn per request; conns
@@ -83,7 +83,7 @@ func TestFramesArriveInOrderFromManySenders(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for i := 0; i < each; i++ {
-						if !c.Send(frame(uint64(i), fmt.Sprintf("%d-%d", s, i))) {
+						if !c.Send(testFrame(uint64(i), fmt.Sprintf("%d-%d", s, i))) {
 							t.Errorf("send refused")
 							return
 						}
@@ -109,7 +109,7 @@ func TestFramesArriveInOrderFromManySenders(t *testing.T) {
 				}
 			}
 			c.Close()
-			if !c.Send(frame(1, "late")) {
+			if !c.Send(testFrame(1, "late")) {
 				return
 			}
 			t.Fatal("send after close accepted")
@@ -127,7 +127,7 @@ func TestOverflowDisconnects(t *testing.T) {
 	c.OnClose(func() { closed++ })
 	ok := 0
 	for i := 0; i < 20; i++ {
-		if c.Send(frame(uint64(i), "x")) {
+		if c.Send(testFrame(uint64(i), "x")) {
 			ok++
 		}
 	}
@@ -181,7 +181,7 @@ func TestClientHangupClosesTheConn(t *testing.T) {
 // TestChunkAndAdvance: each frame is its own HTTP chunk; advance skips bytes.
 func TestChunkAndAdvance(t *testing.T) {
 	c := &Conn{}
-	bufs := c.chunk([]*page.Frame{page.NewFrame(1, "t", "1", []byte("{}")), keepaliveFrame})
+	bufs := c.chunk([]*frame.Frame{frame.New(1, "t", "1", []byte("{}")), keepaliveFrame})
 	var all []byte
 	for _, b := range bufs {
 		all = append(all, b...)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"folio/actors/page"
+	"folio/actors/model/frame"
 )
 
 // IsWebSocket tells whether r asks for a WebSocket upgrade.
@@ -21,7 +21,7 @@ func IsWebSocket(r *http.Request) bool {
 // frames, then every frame sent to c). Pings keep the connection alive every
 // keepalive interval; a client that does not answer within the write timeout, or
 // falls behind, is disconnected. It returns when the stream ends.
-func (c *Conn) ServeWS(w http.ResponseWriter, r *http.Request, connected *page.Frame, replay Replay) {
+func (c *Conn) ServeWS(w http.ResponseWriter, r *http.Request, connected *frame.Frame, replay Replay) {
 	if !c.hub.track(c, true) {
 		c.Close()
 		return
@@ -49,7 +49,7 @@ func (c *Conn) ServeWS(w http.ResponseWriter, r *http.Request, connected *page.F
 		}
 	}
 	if replay != nil {
-		if err := replay(func(f *page.Frame) error { return write(f.JSON) }); err != nil {
+		if err := replay(func(f *frame.Frame) error { return write(f.JSON) }); err != nil {
 			return
 		}
 	}

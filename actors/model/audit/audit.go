@@ -1,6 +1,7 @@
-// Package audit is the domain side of the tenant hash chain: the entry a page
-// operation records, written in the same transaction as the change it describes,
-// plus the per-page index used by the audit listing.
+// Package audit is the domain side of the tenant hash chain: the entry an operation
+// records (written in the same transaction as the change it describes, through
+// persistence's chain, grouped by page for the page's audit listing) and its
+// encoding. It is pure: the chain itself is persistence's.
 package audit
 
 import (
@@ -8,10 +9,7 @@ import (
 	"time"
 
 	"folio/actors/model/ids"
-	"folio/persistence"
 )
-
-const pageIndex = "audit_by_page" // pageId 0x00 seq(8) -> nil
 
 // Entry is one audit record as hashed and as listed (without ChainHash, which is
 // derived from the chain and added on reads).
@@ -63,62 +61,13 @@ func EncodeAll(entries []Entry) ([]Encoded, error) {
 	return out, nil
 }
 
-// Append links e to tenant's chain inside tx and indexes it under its page.
-func Append(tx *persistence.Tx, tenant string, e Entry) error {
-	enc, err := Encode(e)
-	if err != nil {
-		return err
+// Decode reads an entry back from the exact bytes the chain stored, with the hash
+// the chain gave it.
+func Decode(entry []byte, hash string) (Entry, bool) {
+	var e Entry
+	if json.Unmarshal(entry, &e) != nil {
+		return Entry{}, false
 	}
-	return AppendEncoded(tx, tenant, enc)
-}
-
-// AppendEncoded links encoded entries, in order, to tenant's chain inside tx and
-// indexes each under its page.
-func AppendEncoded(tx *persistence.Tx, tenant string, es ...Encoded) error {
-	if len(es) == 0 {
-		return nil
-	}
-	raw := make([][]byte, len(es))
-	for i, e := range es {
-		raw[i] = e.JSON
-	}
-	first, _, err := tx.AppendAudits(tenant, raw)
-	if err != nil {
-		return err
-	}
-	for i, e := range es {
-		if e.PageID != "" {
-			if err := tx.Put(pageIndex, persistence.Key([]byte(e.PageID), persistence.U64(first+uint64(i))), nil); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// Page lists a page's entries oldest first: page is 1-based, perPage its size.
-func Page(store *persistence.Store, tenant, pageID string, page, perPage int) (items []Entry, total int, err error) {
-	items = []Entry{}
-	skip := (page - 1) * perPage
-	err = store.View(func(tx *persistence.Tx) error {
-		prefix := append([]byte(pageID), 0)
-		tx.Scan(pageIndex, prefix, false, func(k, _ []byte) bool {
-			total++
-			if total <= skip || len(items) >= perPage {
-				return true
-			}
-			rec, ok := tx.AuditRecordAt(tenant, persistence.ReadU64(k[len(prefix):]))
-			if !ok {
-				return true
-			}
-			var e Entry
-			if json.Unmarshal(rec.Entry, &e) == nil {
-				e.ChainHash = rec.Hash
-				items = append(items, e)
-			}
-			return true
-		})
-		return nil
-	})
-	return items, total, err
+	e.ChainHash = hash
+	return e, true
 }

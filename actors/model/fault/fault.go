@@ -3,7 +3,11 @@
 // envelope {error:{code,message,details}}.
 package fault
 
-import "fmt"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
 
 // Codes of the specification (section 7).
 const (
@@ -47,4 +51,44 @@ func Missing(kind, id string) *Error {
 // State is a 409 for an operation the current status does not allow.
 func State(op, status string) *Error {
 	return New(Conflict, fmt.Sprintf("cannot %s a page that is %s", op, status), map[string]any{"status": status})
+}
+
+// Limit is a 400 for a field over a limit: it names the field, the constraint and
+// the limit.
+func Limit(field, constraint string, limit int, format string, args ...any) *Error {
+	e := Field(field, constraint, format, args...)
+	e.Details["limit"] = limit
+	return e
+}
+
+// DecodeJSON decodes raw into dst; a field of the wrong JSON type is a 400 naming
+// it under prefix ("on_action.retry.max_attempts must be a number").
+func DecodeJSON(prefix string, raw json.RawMessage, dst any) error {
+	err := json.Unmarshal(raw, dst)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		field := prefix
+		if te.Field != "" {
+			field += "." + te.Field
+		}
+		return Field(field, "type", "%s must be %s", field, jsonType(te.Type.Kind().String()))
+	}
+	return Field(prefix, "type", "%s is not valid JSON: %v", prefix, err)
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "int", "int64", "float64":
+		return "a number"
+	case "slice":
+		return "an array"
+	case "bool":
+		return "a boolean"
+	}
+	return "an object"
 }

@@ -1,4 +1,4 @@
-package guard
+package webhook
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func TestSSRFTable(t *testing.T) {
 		{"http://[2002:7f00:1::]/", false, "6to4", true},
 	}
 	for _, c := range cases {
-		u, warn, err := Check(c.url)
+		u, warn, err := CheckTarget(c.url)
 		if (err != nil) != c.bad {
 			t.Errorf("%s: Check error %v, want bad=%v", c.url, err, c.bad)
 			continue
@@ -144,8 +144,8 @@ func TestDialChecksTheResolvedAddress(t *testing.T) {
 	}}
 	guarded := &Dialer{Resolver: r}
 	// Publishing does not resolve, so a name passes Check without a warning ...
-	if _, warn, err := Check("http://rebind.example/hook"); err != nil || warn != "" {
-		t.Fatalf("Check(rebind.example) = %q, %v", warn, err)
+	if _, warn, err := CheckTarget("http://rebind.example/hook"); err != nil || warn != "" {
+		t.Fatalf("CheckTarget(rebind.example) = %q, %v", warn, err)
 	}
 	_, _ = r.LookupNetIP(context.Background(), "ip", "rebind.example") // the name looked public once
 	// ... and the dial-time check sees what the name resolves to now.

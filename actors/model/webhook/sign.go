@@ -1,14 +1,12 @@
-package callback
+package webhook
 
 import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"net/http"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Signing. Every attempt of a delivery sends the same body bytes, so
@@ -50,26 +48,4 @@ func StandardSignature(secret, id string, ts int64, body []byte) string {
 	m.Write([]byte(id + "." + strconv.FormatInt(ts, 10) + "."))
 	m.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))
-}
-
-// setHeaders writes the headers of one attempt of d at time at.
-func setHeaders(h http.Header, d *Delivery, at time.Time) {
-	for k, v := range d.Headers {
-		h.Set(k, v)
-	}
-	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", "Folio-Webhooks/1.0")
-	if d.Channel == ChannelSlack {
-		return // an incoming webhook wants the message, nothing else
-	}
-	ts := at.Unix()
-	id := d.WebhookID
-	h.Set("X-Service-Event-Id", d.EventID)
-	h.Set("X-Service-Timestamp", strconv.FormatInt(ts, 10))
-	h.Set("webhook-id", id)
-	h.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
-	if d.Secret != "" {
-		h.Set("X-Service-Signature", Signature(d.Secret, d.Body))
-		h.Set("webhook-signature", StandardSignature(d.Secret, id, ts, d.Body))
-	}
 }

@@ -1,16 +1,15 @@
-package page
+package webhook
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/mail"
 	"regexp"
 	"sort"
 	"strings"
 
-	"folio/actors/callback/guard"
 	"folio/actors/model/fault"
 )
 
@@ -25,7 +24,7 @@ type OnAction struct {
 	Retry      *Retry            `json:"retry"`
 }
 
-// Retry is a custom retry policy (docs/behaviour.md): max_attempts counts every attempt,
+// Retry is a custom retry policy: max_attempts counts every attempt,
 // the n-th retry waits initial_delay_seconds * 2^(n-1) (exponential), * n (linear)
 // or * 1 (fixed).
 type Retry struct {
@@ -96,7 +95,7 @@ func ParseOnAction(raw json.RawMessage) (*OnAction, error) {
 		return nil, nil
 	}
 	var oa OnAction
-	if err := decodeStrict("on_action", raw, &oa); err != nil {
+	if err := fault.DecodeJSON("on_action", raw, &oa); err != nil {
 		return nil, err
 	}
 	return &oa, nil
@@ -108,93 +107,24 @@ func ParseNotify(raw json.RawMessage) (*Notify, error) {
 		return nil, nil
 	}
 	var n Notify
-	if err := decodeStrict("notify", raw, &n); err != nil {
+	if err := fault.DecodeJSON("notify", raw, &n); err != nil {
 		return nil, err
 	}
 	return &n, nil
 }
 
-// decodeStrict decodes raw into dst; a field of the wrong JSON type is a 400 naming it
-// under prefix.
-func decodeStrict(prefix string, raw json.RawMessage, dst any) error {
-	err := json.Unmarshal(raw, dst)
-	var te *json.UnmarshalTypeError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &te):
-		field := prefix
-		if te.Field != "" {
-			field += "." + te.Field
-		}
-		return fault.Field(field, "type", "%s must be %s", field, jsonType(te.Type.Kind().String()))
-	}
-	return fault.Field(prefix, "type", "%s is not valid JSON: %v", prefix, err)
-}
-
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "int", "int64", "float64":
-		return "a number"
-	case "slice":
-		return "an array"
-	case "bool":
-		return "a boolean"
-	}
-	return "an object"
-}
-
-// checkDelivery validates what the request sets of on_action, notify, approval_chain
-// and action decisions (p already holds the request's other fields), normalises the
-// approval chain into p, and returns advisory warnings. It never resolves a name, so
-// publishing never waits on the network.
-func checkDelivery(p *Page, req *Request, lim Limits) ([]string, error) {
-	var warnings []string
-	if req.Actions != nil {
-		for i, a := range p.Actions {
-			d, ok := normalizeDecision(a.Decision)
-			if !ok {
-				e := fault.Field(fmt.Sprintf("actions[%d].decision", i), "enum", "actions[%d].decision must be approve or reject", i)
-				e.Details["allowed"] = []string{"approve", "reject"}
-				return nil, e
-			}
-			p.Actions[i].Decision = d
-		}
-	}
-	if req.OnAction != nil && !isNull(req.OnAction) {
-		w, err := checkOnAction(req.OnAction, p.Actions, lim.AllowPrivateCallbacks)
-		if err != nil {
-			return nil, err
-		}
-		warnings = append(warnings, w...)
-	}
-	if req.Notify != nil && !isNull(req.Notify) {
-		w, err := checkNotify(req.Notify, lim.AllowPrivateCallbacks)
-		if err != nil {
-			return nil, err
-		}
-		warnings = append(warnings, w...)
-	}
-	if req.ApprovalChain != nil {
-		w, err := setChain(p, req.ApprovalChain)
-		if err != nil {
-			return nil, err
-		}
-		warnings = append(warnings, w...)
-	}
-	return warnings, nil
-}
-
-func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]string, error) {
+// CheckOnAction validates on_action as a page request gives it: its addresses (no
+// name is resolved: publishing never waits on DNS), secret, events, headers and
+// retry policy. actionIDs are the page's actions (action_urls naming another draw a
+// warning). It returns advisory warnings.
+func CheckOnAction(raw json.RawMessage, actionIDs []string, allowPrivate bool) ([]string, error) {
 	oa, err := ParseOnAction(raw)
 	if err != nil {
 		return nil, err
 	}
 	var warnings []string
 	target := func(field, u string) error {
-		_, warn, err := guard.Check(u)
+		_, warn, err := CheckTarget(u)
 		if err != nil {
 			return fault.Field(field, "url", "%s %v", field, err)
 		}
@@ -209,11 +139,11 @@ func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]
 		}
 	}
 	if len(oa.ActionURLs) > 50 {
-		return nil, limitErr("on_action.action_urls", "max_items", 50, "on_action.action_urls has at most 50 entries")
+		return nil, fault.Limit("on_action.action_urls", "max_items", 50, "on_action.action_urls has at most 50 entries")
 	}
 	known := map[string]bool{}
-	for _, a := range actions {
-		known[a.ActionID] = true
+	for _, id := range actionIDs {
+		known[id] = true
 	}
 	for _, id := range sortedKeys(oa.ActionURLs) {
 		field := "on_action.action_urls." + id
@@ -228,13 +158,13 @@ func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]
 		warnings = append(warnings, "on_action: neither default_url nor action_urls is set; no callback will be sent")
 	}
 	if len(oa.HMACSecret) > maxSecret {
-		return nil, limitErr("on_action.hmac_secret", "max_length", maxSecret, "on_action.hmac_secret has at most %d characters", maxSecret)
+		return nil, fault.Limit("on_action.hmac_secret", "max_length", maxSecret, "on_action.hmac_secret has at most %d characters", maxSecret)
 	}
 	if w := secretWarning("on_action.hmac_secret", oa.HMACSecret); w != "" {
 		warnings = append(warnings, w)
 	}
 	if len(oa.Events) > len(KnownEvents) {
-		return nil, limitErr("on_action.events", "max_items", len(KnownEvents), "on_action.events names at most %d event types", len(KnownEvents))
+		return nil, fault.Limit("on_action.events", "max_items", len(KnownEvents), "on_action.events names at most %d event types", len(KnownEvents))
 	}
 	for i, ev := range oa.Events {
 		if !KnownEvents[ev] {
@@ -242,7 +172,7 @@ func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]
 		}
 	}
 	if len(oa.Headers) > maxHeaders {
-		return nil, limitErr("on_action.headers", "max_items", maxHeaders, "on_action.headers has at most %d headers", maxHeaders)
+		return nil, fault.Limit("on_action.headers", "max_items", maxHeaders, "on_action.headers has at most %d headers", maxHeaders)
 	}
 	for _, name := range sortedKeys(oa.Headers) {
 		field := "on_action.headers." + name
@@ -254,7 +184,7 @@ func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]
 		}
 		v := oa.Headers[name]
 		if len(v) > maxHeaderValue {
-			return nil, limitErr(field, "max_length", maxHeaderValue, "%s has at most %d characters", field, maxHeaderValue)
+			return nil, fault.Limit(field, "max_length", maxHeaderValue, "%s has at most %d characters", field, maxHeaderValue)
 		}
 		if strings.ContainsAny(v, "\r\n\x00") {
 			return nil, fault.Field(field, "format", "%s must not contain line breaks", field)
@@ -262,8 +192,8 @@ func checkOnAction(raw json.RawMessage, actions []Action, allowPrivate bool) ([]
 	}
 	if r := oa.Retry; r != nil {
 		if r.MaxAttempts != nil && (*r.MaxAttempts < 1 || *r.MaxAttempts > maxRetryAttempt) {
-			e := limitErr("on_action.retry.max_attempts", "range", maxRetryAttempt, "on_action.retry.max_attempts must be between 1 and %d", maxRetryAttempt)
-			e.(*fault.Error).Details["minimum"] = 1
+			e := fault.Limit("on_action.retry.max_attempts", "range", maxRetryAttempt, "on_action.retry.max_attempts must be between 1 and %d", maxRetryAttempt)
+			e.Details["minimum"] = 1
 			return nil, e
 		}
 		switch r.Backoff {
@@ -297,13 +227,15 @@ func secretWarning(field, s string) string {
 	return ""
 }
 
-func checkNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
+// CheckNotify validates notify as a page request gives it and returns advisory
+// warnings.
+func CheckNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
 	n, err := ParseNotify(raw)
 	if err != nil {
 		return nil, err
 	}
 	if len(n.Channels) > maxChannels {
-		return nil, limitErr("notify.channels", "max_items", maxChannels, "notify.channels has at most %d channels", maxChannels)
+		return nil, fault.Limit("notify.channels", "max_items", maxChannels, "notify.channels has at most %d channels", maxChannels)
 	}
 	var warnings []string
 	for i, c := range n.Channels {
@@ -319,7 +251,7 @@ func checkNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
 			return nil, fault.Field(at+".target", "required", "%s.target is required", at)
 		}
 		if len(c.Secret) > maxSecret {
-			return nil, limitErr(at+".secret", "max_length", maxSecret, "%s.secret has at most %d characters", at, maxSecret)
+			return nil, fault.Limit(at+".secret", "max_length", maxSecret, "%s.secret has at most %d characters", at, maxSecret)
 		}
 		if w := secretWarning(at+".secret", c.Secret); w != "" {
 			warnings = append(warnings, w)
@@ -331,7 +263,7 @@ func checkNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
 				return nil, fault.Field(at+".target", "email", "%s.target must be a plain e-mail address", at)
 			}
 		default:
-			_, warn, err := guard.Check(c.Target)
+			_, warn, err := CheckTarget(c.Target)
 			if err != nil {
 				return nil, fault.Field(at+".target", "url", "%s.target %v", at, err)
 			}
@@ -351,3 +283,5 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

@@ -1,11 +1,4 @@
-// Package guard keeps outbound deliveries (callbacks, notification webhooks) away
-// from the service's own network: a target must be http(s), and the address actually
-// dialled must not be loopback, private, link-local, CGNAT, multicast or otherwise
-// special. The publish-time check reads literal addresses only (it never resolves
-// names, so publishing never waits on DNS); the dial-time check resolves the name,
-// checks every address and then dials exactly the address it checked, so a name that
-// re-binds between check and connect (DNS rebinding) gains nothing.
-package guard
+package webhook
 
 import (
 	"context"
@@ -123,11 +116,11 @@ func atonPart(p string) (uint64, bool) {
 	return n, err == nil
 }
 
-// Check validates a delivery target URL as given at publish time. err (for a 400)
+// CheckTarget validates a delivery target URL as given at publish time. err (for a 400)
 // says why it is not a usable http(s) URL; warning is advisory: the host is a literal
 // special address, or a name that always means this machine, so the delivery will be
 // refused at dial time unless private targets are allowed.
-func Check(raw string) (u *url.URL, warning string, err error) {
+func CheckTarget(raw string) (u *url.URL, warning string, err error) {
 	if len(raw) > 2048 {
 		return nil, "", errors.New("is longer than 2048 characters")
 	}
