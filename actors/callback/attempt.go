@@ -273,7 +273,7 @@ func (d *Dispatcher) applyReply(rec *Delivery) {
 	if d.cfg.Pages == nil || rec.Reply == nil {
 		return
 	}
-	res, err := d.cfg.Pages.Ask(rec.PageID, &page.ApplyReply{Caller: page.Caller{TenantID: rec.TenantID, Agent: "system"}, EventID: rec.EventID, Blocks: rec.Reply.Blocks})
+	res, err := d.cfg.Pages.Ask(context.Background(), rec.PageID, &page.ApplyReply{Caller: page.Caller{TenantID: rec.TenantID, Agent: "system"}, EventID: rec.EventID, Blocks: rec.Reply.Blocks})
 	if err != nil {
 		d.cfg.Log.Warn("callback: reply instructions not applied yet", slog.String("delivery", rec.ID), slog.Any("err", err))
 		return

@@ -26,7 +26,7 @@ type Item struct {
 
 // Asker reaches page actors (the pages registry).
 type Asker interface {
-	Ask(id string, msg any) (any, error)
+	Ask(ctx context.Context, id string, msg any) (any, error)
 }
 
 // Config is what the dispatcher needs.

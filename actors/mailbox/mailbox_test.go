@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -198,7 +199,7 @@ func TestMailboxPushesInSequenceOrderExactlyOnce(t *testing.T) {
 
 	stageAll(t, s, DefaultRetention, []page.Event{ev("ta", "p1", "before", now)}) // seq 1, before anyone listens
 	rec := &recorder{}
-	res, err := reg.Ask("ta", &Subscribe{Sub: rec})
+	res, err := reg.Ask(context.Background(), "ta", &Subscribe{Sub: rec})
 	if err != nil || res.(*Subscribed).Snapshot != 1 {
 		t.Fatalf("subscribe: %v %v", res, err)
 	}
@@ -227,15 +228,15 @@ func TestMailboxPushesInSequenceOrderExactlyOnce(t *testing.T) {
 	e5 := []page.Event{ev("ta", "pA", "a3", now)}
 	stageAll(t, s, DefaultRetention, e5)
 	reg.Tell("ta", &Committed{Events: e5})
-	res, _ = reg.Ask("ta", &Subscribe{})
+	res, _ = reg.Ask(context.Background(), "ta", &Subscribe{})
 	if res.(*Subscribed).Snapshot != 5 {
 		t.Fatalf("snapshot %v", res)
 	}
-	res, _ = reg.Ask("ta", &Ack{Ref: "5"})
+	res, _ = reg.Ask(context.Background(), "ta", &Ack{Ref: "5"})
 	if _, ok := res.(*Acked); !ok {
 		t.Fatalf("ack: %v", res)
 	}
-	res, _ = reg.Ask("ta", &Ack{Ref: "99"})
+	res, _ = reg.Ask(context.Background(), "ta", &Ack{Ref: "99"})
 	if res != ErrNotFound {
 		t.Fatalf("ack unknown: %v", res)
 	}
@@ -324,13 +325,13 @@ func TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants(t *testing.T)
 	for i := 0; i < 4; i++ {
 		time.Sleep(15 * time.Millisecond)
 		rec := &recorder{}
-		res, err := reg.Ask("tq", &Subscribe{Sub: rec})
+		res, err := reg.Ask(context.Background(), "tq", &Subscribe{Sub: rec})
 		if err != nil {
 			t.Fatal(err)
 		}
 		subs = append(subs, joined{rec, res.(*Subscribed).Snapshot})
 	}
-	if _, err := reg.Ask("tq", &Unsubscribe{Sub: subs[0].rec}); err != nil {
+	if _, err := reg.Ask(context.Background(), "tq", &Unsubscribe{Sub: subs[0].rec}); err != nil {
 		t.Fatal(err)
 	}
 	left := len(subs[0].rec.got())
@@ -376,11 +377,11 @@ func TestSubscribingCatchesUpWithCommitsNobodyWasToldOf(t *testing.T) {
 		}
 	}
 	first := &recorder{}
-	if _, err := reg.Ask("tc", &Subscribe{Sub: first}); err != nil {
+	if _, err := reg.Ask(context.Background(), "tc", &Subscribe{Sub: first}); err != nil {
 		t.Fatal(err)
 	}
 	commit("a") // seq 1, pushed live
-	if _, err := reg.Ask("tc", &Unsubscribe{Sub: first}); err != nil {
+	if _, err := reg.Ask(context.Background(), "tc", &Unsubscribe{Sub: first}); err != nil {
 		t.Fatal(err)
 	}
 	if listening.Has("tc") {
@@ -388,7 +389,7 @@ func TestSubscribingCatchesUpWithCommitsNobodyWasToldOf(t *testing.T) {
 	}
 	commit("b") // seqs 2 and 3: the mailbox is not told
 	commit("c")
-	res, err := reg.Ask("tc", &Subscribe{Sub: &recorder{}})
+	res, err := reg.Ask(context.Background(), "tc", &Subscribe{Sub: &recorder{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,9 @@ package registry
 
 import (
 	"container/list"
+	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,24 +87,57 @@ var ErrRetry = errors.New("registry: the entity is being passivated; ask again")
 // manager retires the leaving child's route as soon as it handles its Passivate.
 const retryPause = time.Millisecond
 
-// Ask sends msg to entity id and waits for its reply.
-func (r *Registry) Ask(id string, msg any) (any, error) {
-	deadline := time.Now().Add(r.timeout)
+// Ask sends msg to entity id and waits for its reply, at most the registry's
+// timeout or until ctx's deadline, whichever comes first. A ctx that is already done
+// sends nothing; one cancelled during the wait is noticed when the wait ends (the
+// actor's reply cannot be waited for on a channel, so no goroutine watches ctx).
+func (r *Registry) Ask(ctx context.Context, id string, msg any) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	timeout := r.timeout
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < timeout {
+		timeout = max(time.Until(d), time.Millisecond)
+	}
+	deadline := time.Now().Add(timeout)
 	for {
-		res, err := r.askOnce(id, msg)
+		res, err := r.askOnce(id, msg, time.Until(deadline))
 		if e, ok := res.(error); !ok || err != nil || !errors.Is(e, ErrRetry) {
 			return res, err
 		}
 		if time.Now().After(deadline) {
 			return nil, ErrTimeout
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		time.Sleep(retryPause)
 	}
 }
 
-func (r *Registry) askOnce(id string, msg any) (any, error) {
+// Call is Ask with the reply typed: an error reply is returned as the error, a
+// reply of another type is an internal error. It is the one way the transports
+// talk to actors.
+func Call[T any](ctx context.Context, r *Registry, id string, msg any) (T, error) {
+	var zero T
+	res, err := r.Ask(ctx, id, msg)
+	if err != nil {
+		return zero, err
+	}
+	if e, ok := res.(error); ok {
+		return zero, e
+	}
+	v, ok := res.(T)
+	if !ok {
+		return zero, fmt.Errorf("registry: %T answered %T, want %T", msg, res, zero)
+	}
+	return v, nil
+}
+
+func (r *Registry) askOnce(id string, msg any, timeout time.Duration) (any, error) {
+	timeout = max(timeout, time.Millisecond)
 	if rt := r.enter(id); rt != nil {
-		f := r.system.Root.RequestFuture(rt.pid, msg, r.timeout)
+		f := r.system.Root.RequestFuture(rt.pid, msg, timeout)
 		rt.leave()
 		res, err := f.Result()
 		// A dead letter means the child died (crashed for good) after we took its
@@ -111,7 +146,7 @@ func (r *Registry) askOnce(id string, msg any) (any, error) {
 			return answer(res, err)
 		}
 	}
-	return answer(r.system.Root.RequestFuture(r.manager, &envelope{id: id, msg: msg}, r.timeout).Result())
+	return answer(r.system.Root.RequestFuture(r.manager, &envelope{id: id, msg: msg}, timeout).Result())
 }
 
 func answer(res any, err error) (any, error) {

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -69,7 +70,7 @@ func newIdleHarness(t *testing.T, maxLive int, pinned string, idle time.Duration
 
 func (h *harness) ask(t *testing.T, id string) reply {
 	t.Helper()
-	res, err := h.reg.Ask(id, "hello")
+	res, err := h.reg.Ask(context.Background(), id, "hello")
 	if err != nil {
 		t.Fatalf("ask %s: %v", id, err)
 	}
@@ -168,7 +169,7 @@ func (h *harness) askFromMany(t *testing.T, asks, ids int, pause func(i int)) {
 			defer wg.Done()
 			for i := 0; i < asks; i++ {
 				id := fmt.Sprintf("e%d", (w*7+i)%ids)
-				res, err := h.reg.Ask(id, "hello")
+				res, err := h.reg.Ask(context.Background(), id, "hello")
 				if err != nil {
 					errs <- fmt.Errorf("ask %s: %w", id, err)
 					return
@@ -280,11 +281,11 @@ func TestASubscriptionRacingPassivationEndsWithALiveChild(t *testing.T) {
 	widenPassivate.Store(&dawdle)
 	t.Cleanup(func() { widenPassivate.Store(nil) })
 
-	if _, err := reg.Ask("h", "hello"); err != nil {
+	if _, err := reg.Ask(context.Background(), "h", "hello"); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(5 * time.Millisecond) // idle after 1 ms: it has asked to be passivated
-	res, err := reg.Ask("h", subscribe{})
+	res, err := reg.Ask(context.Background(), "h", subscribe{})
 	if err != nil || res != 1 {
 		t.Fatalf("subscribe: %v %v", res, err)
 	}
@@ -292,7 +293,7 @@ func TestASubscriptionRacingPassivationEndsWithALiveChild(t *testing.T) {
 	if n := lost.Load(); n != 0 {
 		t.Fatalf("%d subscription closed with a stopped child", n)
 	}
-	if res, err := reg.Ask("h", "hello"); err != nil || res != 1 {
+	if res, err := reg.Ask(context.Background(), "h", "hello"); err != nil || res != 1 {
 		t.Fatalf("the live child holds %v subscriptions (%v), want 1", res, err)
 	}
 }

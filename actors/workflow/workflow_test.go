@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"sync/atomic"
@@ -54,7 +55,7 @@ var owner = page.Caller{TenantID: "ten_1", Agent: "agent:test"}
 
 func (n *node) status(t *testing.T, id string) string {
 	t.Helper()
-	res, err := n.pages.Ask(id, &page.Get{Caller: owner})
+	res, err := n.pages.Ask(context.Background(), id, &page.Get{Caller: owner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func (n *node) status(t *testing.T, id string) string {
 
 func (n *node) approve(t *testing.T, id string) {
 	t.Helper()
-	res, err := n.pages.Ask(id, &page.Execute{Caller: owner, ActionID: "approve"})
+	res, err := n.pages.Ask(context.Background(), id, &page.Execute{Caller: owner, ActionID: "approve"})
 	if err != nil {
 		t.Fatal(err)
 	}

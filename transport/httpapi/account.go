@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"net/mail"
 	"net/url"
@@ -12,26 +13,14 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/actors/model/ids"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 )
 
-// ask sends msg to an entity and turns error replies into Go errors.
-func ask[T any](s *Server, reg interface {
-	Ask(string, any) (any, error)
-}, id string, msg any) (T, error) {
-	var zero T
-	res, err := reg.Ask(id, msg)
-	if err != nil {
-		return zero, err
-	}
-	if e, ok := res.(error); ok {
-		return zero, e
-	}
-	v, ok := res.(T)
-	if !ok {
-		return zero, fault.New(fault.Internal, "unexpected reply", nil)
-	}
-	return v, nil
+// ask sends msg to an entity and turns error replies into Go errors (the helpers
+// go away in the next step: handlers call registry.Call with the request's context).
+func ask[T any](_ *Server, reg *registry.Registry, id string, msg any) (T, error) {
+	return registry.Call[T](context.Background(), reg, id, msg)
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
@@ -141,7 +130,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.
 }
 
 func (s *Server) deleteKey(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	res, err := s.tenants.Ask(who.TenantID, &tenant.DeleteKey{KeyID: ps.ByName("id")})
+	res, err := s.tenants.Ask(context.Background(), who.TenantID, &tenant.DeleteKey{KeyID: ps.ByName("id")})
 	if err == nil {
 		err, _ = res.(error)
 	}

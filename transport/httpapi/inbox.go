@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -107,7 +108,7 @@ func (s *Server) changeInbox(w http.ResponseWriter, r *http.Request, who tenant.
 		s.writeError(w, r, fault.Missing("inbox entry", id))
 		return
 	}
-	res, err := s.tenancy.Inbox.Ask(who.TenantID, msg)
+	res, err := s.tenancy.Inbox.Ask(context.Background(), who.TenantID, msg)
 	if err == nil {
 		err, _ = res.(error)
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -76,7 +77,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 		s.failed(w, r, err)
 		return
 	}
-	res, err := s.c.Pages.Ask(id, &page.Act{Viewer: v, ActionID: action, Req: req})
+	res, err := s.c.Pages.Ask(context.Background(), id, &page.Act{Viewer: v, ActionID: action, Req: req})
 	if err == nil {
 		if e, isErr := res.(error); isErr {
 			err = e

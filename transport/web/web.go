@@ -11,6 +11,7 @@
 package web
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -91,7 +92,7 @@ func (s *Site) open(r *http.Request, id string) (*page.Opened, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.c.Pages.Ask(id, &page.Open{Viewer: v})
+	res, err := s.c.Pages.Ask(context.Background(), id, &page.Open{Viewer: v})
 	if err != nil {
 		return nil, err
 	}
