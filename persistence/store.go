@@ -187,7 +187,7 @@ func (s *Store) commit(batch []*commitReq) {
 			// next commit's CPU and fsync holding the P: without it they waited out
 			// another commit, and under load (most of all during a GC mark, when a
 			// quarter of the CPU is the collector's) that wait was the latency tail
-			// (README, Performance).
+			// (bench/README.md).
 			runtime.Gosched()
 			return
 		}

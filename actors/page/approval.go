@@ -10,7 +10,7 @@ import (
 	"folio/actors/model/fault"
 )
 
-// Approval chains (specification 2.5; the request side is Folio's, README).
+// Approval chains (specification 2.5; the request side is Folio's, docs/guide.md).
 //
 // A chain is a list of steps, each with assignees and a number of approvals it needs
 // (min_approvals, default 1). An action decides when it carries decision "approved"

@@ -14,7 +14,7 @@ import (
 // Why: under load a node allocates hundreds of megabytes a second (bbolt
 // materialises a node for every page a commit touches) while its live heap is tens
 // of megabytes, so with a fixed GOGC the collector marks several times a second,
-// and the requests that arrive during a mark make the latency tail (README,
+// and the requests that arrive during a mark make the latency tail (bench/README.md,
 // Performance). The number of collections is allocation ÷ (goal − live): a goal of
 // at least minHeap makes it proportional to the memory the operator allows rather
 // than to the live heap. When the live heap is large the goal is minPercent over it,

@@ -8,7 +8,7 @@ import (
 // FromAGUI translates an AG-UI run {title, events: [event]} into a page.
 // Blocks appear in the order of the event that opened them (a message at its
 // START or first chunk, the stepper at the first step event, ...); deltas are
-// joined per messageId / toolCallId. See README.md for the full mapping.
+// joined per messageId / toolCallId. See docs/behaviour.md for the full mapping.
 func FromAGUI(body []byte) (Page, error) {
 	v, err := decodeOne(body)
 	if err != nil {

@@ -14,5 +14,5 @@
 //     (layout columns, group and tab contents) are {type, data} objects;
 //   - page actions are unique by action_id (first one wins).
 //
-// README.md lists the mapping, including the decisions where the spec is silent.
+// docs/behaviour.md lists the mapping, including the decisions where the spec is silent.
 package protocols

@@ -48,9 +48,9 @@ import (
 	"folio/transport/httpapi"
 )
 
-// StrictCoverage also fails undocumented routes and undeclared statuses. It is off
-// while several areas add routes at once; schemas of documented responses are always
-// checked, and TestOpenAPIDocumentIsValid still requires every route to be documented.
+// StrictCoverage fails a test that meets an undocumented route or an undeclared
+// status; schemas of documented responses are always checked, and
+// TestOpenAPIDocumentIsValid requires every route to be documented.
 const StrictCoverage = true
 
 // Check wraps h so that every request/response pair passing through it is
