@@ -9,68 +9,122 @@ import (
 
 // envelope is a callback body (specification 6.2); the field order is fixed.
 type envelope struct {
-	Event     string `json:"event"`
-	EventID   string `json:"event_id"`
-	PageID    string `json:"page_id"`
-	Timestamp string `json:"timestamp"`
-	Data      any    `json:"data"`
-	Actor     any    `json:"actor,omitempty"`
-	PageState any    `json:"page_state,omitempty"`
+	Event     string     `json:"event"`
+	EventID   string     `json:"event_id"`
+	PageID    string     `json:"page_id"`
+	Timestamp string     `json:"timestamp"`
+	Data      any        `json:"data"`
+	Actor     *person    `json:"actor,omitempty"`
+	PageState *pageState `json:"page_state,omitempty"`
 }
 
-// shape is what the specification's event table shows for one event type: the
-// keys of data, and whether actor and page_state are present.
-type shape struct {
-	data      []string
-	actor     bool
-	pageState bool
+// The callback's spelling of event payloads, written here only: for each event of
+// the specification's event table exactly the table's keys of data, absent values
+// null. Object keys are declared in byte order, as these bodies have always been
+// written (they were encoded from maps once), so receivers see the same bytes.
+
+type person struct {
+	AuthMethod *string `json:"auth_method"`
+	Identity   *string `json:"identity"`
 }
 
-var shapes = map[string]shape{
-	"action.executed":          {[]string{"action_id", "action_label", "decision", "comment", "form_data"}, true, true},
-	"approval.step_completed":  {[]string{"step_id", "step_name", "decision", "decided_by", "next_step"}, false, false},
-	"approval.chain_completed": {[]string{"final_decision", "steps_summary"}, false, false},
-	"page.expired":             {[]string{"reason", "expired_at"}, false, false},
-	"page.viewed":              {[]string{"view_count", "user_agent"}, true, false},
-	"form.submitted":           {[]string{"form_data"}, true, false},
+type pageState struct {
+	Current  string `json:"current"`
+	Previous string `json:"previous"`
+}
+
+type actionExecuted struct {
+	ActionID    string          `json:"action_id"`
+	ActionLabel string          `json:"action_label"`
+	Comment     *string         `json:"comment"`
+	Decision    *string         `json:"decision"`
+	FormData    json.RawMessage `json:"form_data"`
+}
+
+type stepCompleted struct {
+	DecidedBy string  `json:"decided_by"`
+	Decision  string  `json:"decision"`
+	NextStep  *string `json:"next_step"`
+	StepID    string  `json:"step_id"`
+	StepName  string  `json:"step_name"`
+}
+
+type chainCompleted struct {
+	FinalDecision string        `json:"final_decision"`
+	StepsSummary  []stepSummary `json:"steps_summary"`
+}
+
+type stepSummary struct {
+	Decision *string `json:"decision"`
+	StepID   string  `json:"step_id"`
+}
+
+type pageExpired struct {
+	ExpiredAt time.Time `json:"expired_at"`
+	Reason    string    `json:"reason"`
+}
+
+type pageViewed struct {
+	UserAgent string `json:"user_agent"`
+	ViewCount int    `json:"view_count"`
+}
+
+type formSubmitted struct {
+	FormData json.RawMessage `json:"form_data"`
 }
 
 // callbackBody builds the exact bytes of ev's callback: for the specification's
-// events exactly the table's fields (absent ones null); for other events their data
-// as emitted.
+// events exactly the table's fields (absent ones null), with actor where the table
+// has one (null fields when nobody is named) and page_state for action.executed; for
+// other events their data as the agent's stream carries it, and the actor if any.
 func callbackBody(ev page.Event) ([]byte, error) {
 	env := envelope{Event: ev.Type, EventID: ev.ID, PageID: ev.PageID, Timestamp: stamp(ev.At)}
-	sh, known := shapes[ev.Type]
-	if !known {
-		env.Data = orEmpty(ev.Data)
-		if len(ev.Actor) > 0 {
-			env.Actor = ev.Actor
+	switch d := ev.Data.(type) {
+	case page.ActionExecuted:
+		env.Data = actionExecuted{ActionID: d.ActionID, ActionLabel: d.ActionLabel, Comment: d.Comment,
+			Decision: orNull(d.Decision), FormData: d.FormData}
+		env.Actor = personOf(ev.Actor)
+		env.PageState = &pageState{Current: d.PageState.Current, Previous: d.PageState.Previous}
+	case page.ApprovalStepCompleted:
+		env.Data = stepCompleted{DecidedBy: d.DecidedBy, Decision: d.Decision, NextStep: orNull(d.NextStep),
+			StepID: d.StepID, StepName: d.StepName}
+	case page.ApprovalChainCompleted:
+		steps := make([]stepSummary, len(d.Steps))
+		for i, s := range d.Steps {
+			steps[i] = stepSummary{Decision: orNull(s.Decision), StepID: s.StepID}
 		}
-		return json.Marshal(env)
-	}
-	data := make(map[string]any, len(sh.data))
-	for _, k := range sh.data {
-		data[k] = ev.Data[k] // missing -> null
-	}
-	env.Data = data
-	if sh.actor {
-		if len(ev.Actor) > 0 {
-			env.Actor = ev.Actor
-		} else {
-			env.Actor = map[string]any{"identity": nil, "auth_method": nil}
+		env.Data = chainCompleted{FinalDecision: d.FinalDecision, StepsSummary: steps}
+	case page.PageExpired:
+		env.Data = pageExpired{ExpiredAt: d.ExpiredAt, Reason: d.Reason}
+	case page.PageViewed:
+		env.Data = pageViewed{UserAgent: d.UserAgent, ViewCount: d.ViewCount}
+		env.Actor = personOf(ev.Actor)
+	case page.FormSubmitted:
+		env.Data = formSubmitted{FormData: d.FormData}
+		env.Actor = personOf(ev.Actor)
+	default:
+		env.Data = ev.AgentData()
+		if ev.Actor != nil {
+			env.Actor = personOf(ev.Actor)
 		}
-	}
-	if sh.pageState {
-		env.PageState = ev.Data["page_state"]
 	}
 	return json.Marshal(env)
 }
 
+// personOf is the callback's actor: null identity and auth_method when nobody is named.
+func personOf(p *page.Person) *person {
+	if p == nil {
+		return &person{}
+	}
+	return &person{AuthMethod: &p.AuthMethod, Identity: &p.Identity}
+}
+
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func orEmpty(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
+// orNull is s, or null when s is "" (absent).
+func orNull(s string) *string {
+	if s == "" {
+		return nil
 	}
-	return m
+	return &s
 }

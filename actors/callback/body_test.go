@@ -11,9 +11,9 @@ import (
 func TestCallbackBodiesHaveExactlyTheSpecFields(t *testing.T) {
 	at := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
 	ev := page.Event{ID: "evt_1", Type: "action.executed", PageID: "pg_1", At: at,
-		Data: map[string]any{"actionId": "approve", "actor": "alice", "action_id": "approve", "action_label": "Approve",
-			"comment": nil, "form_data": nil, "page_state": map[string]any{"previous": "active", "current": "completed"}, "decision": "approved"},
-		Actor: map[string]any{"identity": "alice", "auth_method": "api_key"}}
+		Data: page.ActionExecuted{ActionID: "approve", ActionLabel: "Approve",
+			Comment: nil, FormData: nil, PageState: page.PageState{Previous: "active", Current: "completed"}, Decision: "approved"},
+		Actor: &page.Person{Identity: "alice", AuthMethod: "api_key"}}
 	b, err := callbackBody(ev)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestCallbackBodiesHaveExactlyTheSpecFields(t *testing.T) {
 	if b2, _ := callbackBody(ev); string(b2) != string(b) {
 		t.Errorf("bodies differ between builds")
 	}
-	ex := page.Event{ID: "evt_2", Type: "page.expired", PageID: "pg_1", At: at, Data: map[string]any{"reason": "timeout", "expired_at": at}}
+	ex := page.Event{ID: "evt_2", Type: "page.expired", PageID: "pg_1", At: at, Data: page.PageExpired{Reason: "timeout", ExpiredAt: at}}
 	b, _ = callbackBody(ex)
 	want = `{"event":"page.expired","event_id":"evt_2","page_id":"pg_1","timestamp":"2026-02-03T04:05:06Z","data":{"expired_at":"2026-02-03T04:05:06Z","reason":"timeout"}}`
 	if string(b) != want {

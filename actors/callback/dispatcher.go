@@ -139,6 +139,13 @@ type (
 
 var errInFlight = errors.New("callback: an attempt is in flight")
 
+// A manual retry of a delivery whose attempt is in flight waits up to
+// retryInFlightWait for it to finish before it is refused.
+const (
+	retryInFlightWait  = time.Second
+	retryInFlightPause = 20 * time.Millisecond
+)
+
 // Start loads the pending deliveries from the store (so they are armed before the
 // node reports healthy), re-sends reply instructions that were received but not
 // yet applied, and spawns the dispatcher.
@@ -215,14 +222,22 @@ func (d *Dispatcher) Retry(tenantID, id string) (*Delivery, error) {
 		return nil, fault.New(fault.Conflict, "this delivery waits for an earlier event of the page to the same target; it is sent once that one has been delivered or given up",
 			map[string]any{"status": "waiting", "after": rec.After})
 	}
-	res, err := d.system.Root.RequestFuture(d.pid, &retryNow{id: id, lane: rec.Lane}, 10*time.Second).Result()
-	if err != nil {
-		return nil, err
+	// An attempt that has just recorded its outcome is still in flight for the actor
+	// until its completion message arrives; give it a moment before saying 409, which
+	// is for attempts that are really still running.
+	for wait := time.Duration(0); ; wait += retryInFlightPause {
+		res, err := d.system.Root.RequestFuture(d.pid, &retryNow{id: id, lane: rec.Lane}, 10*time.Second).Result()
+		if err != nil {
+			return nil, err
+		}
+		if !errors.Is(asError(res), errInFlight) {
+			return rec, nil
+		}
+		if wait >= retryInFlightWait {
+			return nil, fault.New(fault.Conflict, "an attempt of this delivery is in flight; retry when it has finished", map[string]any{"status": "in_flight"})
+		}
+		time.Sleep(retryInFlightPause)
 	}
-	if errors.Is(asError(res), errInFlight) {
-		return nil, fault.New(fault.Conflict, "an attempt of this delivery is in flight; retry when it has finished", map[string]any{"status": "in_flight"})
-	}
-	return rec, nil
 }
 
 func asError(v any) error {

@@ -48,8 +48,8 @@ func (o *Outbox) plan(p *page.Page, events []page.Event) []planned {
 	// action_urls entry addresses all of them.
 	actionID := ""
 	for _, ev := range events {
-		if ev.Type == "action.executed" {
-			actionID, _ = ev.Data["action_id"].(string)
+		if d, ok := ev.Data.(page.ActionExecuted); ok {
+			actionID = d.ActionID
 		}
 	}
 	var out []planned

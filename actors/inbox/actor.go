@@ -45,8 +45,12 @@ type Star struct {
 // archiving an archived entry changes nothing.
 type Archive struct{ EntryID string }
 
-// Receive answers every command with nil or a *fault.Error (404 for an entry that
-// is unknown or another tenant's).
+// Changed answers a reading-state command that was taken (whether or not it
+// changed anything).
+type Changed struct{}
+
+// Receive answers every command with *Changed or a *fault.Error (404 for an entry
+// that is unknown or another tenant's).
 func (a *Actor) Receive(ctx actor.Context) {
 	if a.idle.Handle(ctx, a.tenant) {
 		return
@@ -75,7 +79,7 @@ func (a *Actor) change(id string, fn func(*Entry)) any {
 	if err := ChangeReading(a.deps.Store, a.tenant, id, fn); err != nil {
 		return err
 	}
-	return nil
+	return &Changed{}
 }
 
 // ChangeReading applies fn (which may only touch Status and Starred) to a tenant's

@@ -27,8 +27,8 @@ func BenchmarkStageAtRetention(b *testing.B) {
 			for i := 0; i < k; i++ {
 				pg := fmt.Sprintf("pg_%08d", n+i)
 				evs := []page.Event{
-					{ID: "evt_" + pg + "a", Type: "action.executed", PageID: pg, TenantID: "ten_1", At: at, Data: map[string]any{"action_id": "approve"}},
-					{ID: "evt_" + pg + "b", Type: "page.completed", PageID: pg, TenantID: "ten_1", At: at, Data: map[string]any{"status": "completed"}},
+					{ID: "evt_" + pg + "a", Type: "action.executed", PageID: pg, TenantID: "ten_1", At: at, Data: page.ActionExecuted{ActionID: "approve"}},
+					{ID: "evt_" + pg + "b", Type: "page.completed", PageID: pg, TenantID: "ten_1", At: at, Data: page.PageCompleted{ActionID: "approve", Decision: "approved"}},
 				}
 				for j := range evs {
 					evs[j].Seal()

@@ -24,7 +24,7 @@ import (
 // Buckets owned by the mailbox. Keys are tenant 0x00 seq(8) so a tenant's log, its
 // unacknowledged index and a page's events are range scans in sequence order.
 const (
-	bucketEvents  = "agent_events"    // tenant 0x00 seq -> record (JSON)
+	bucketEvents  = "agent_events"    // tenant 0x00 seq -> record (recordV2, binary head + payload)
 	bucketUnacked = "agent_unacked"   // tenant 0x00 seq -> present, while unacknowledged
 	bucketByPage  = "agent_by_page"   // tenant 0x00 pageId 0x00 seq -> nil
 	bucketByID    = "agent_event_ids" // eventId -> tenant 0x00 seq

@@ -26,7 +26,7 @@ func openStore(t *testing.T) *persistence.Store {
 }
 
 func ev(tenant, pg, typ string, at time.Time) page.Event {
-	return page.Event{ID: "evt_" + fmt.Sprint(at.UnixNano()) + typ, Type: typ, PageID: pg, TenantID: tenant, At: at, Data: map[string]any{"x": 1}}
+	return page.Event{ID: "evt_" + fmt.Sprint(at.UnixNano()) + typ, Type: typ, PageID: pg, TenantID: tenant, At: at, Data: page.PageUpdated{Fields: []string{"x"}, Version: 1}}
 }
 
 // stageAll commits events in one transaction, as a page commit would.

@@ -16,6 +16,7 @@ import (
 const (
 	AuthAPIKey = "api_key" // an API key of the page's tenant vouched for it (actor.identity)
 	AuthLink   = "link"    // typed by whoever holds a public page's link: unverified
+	AuthNone   = "none"    // nobody identified: an anonymous viewer (page.viewed)
 )
 
 // SubmitAction is the implicit action of a page with form blocks and no actions:
@@ -204,50 +205,37 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		}
 	}
 
-	person := map[string]any{"identity": actorID, "auth_method": w.method}
-	var commentVal any
-	if req.Comment != nil {
-		commentVal = *req.Comment
-	}
-	var formVal any
-	if formData != nil {
-		formVal = formData
-	}
-	executed := a.event("action.executed", now, map[string]any{
-		// the stream payload (specification 6.1) ...
-		"actionId": act.ActionID, "actor": actorID,
-		// ... and the callback's (6.2)
-		"action_id": act.ActionID, "action_label": act.Label, "comment": commentVal, "form_data": formVal,
-		"page_state": map[string]any{"previous": prev, "current": next.Status},
-	})
+	person := &Person{Identity: actorID, AuthMethod: w.method}
+	data := ActionExecuted{ActionID: act.ActionID, ActionLabel: act.Label, Comment: req.Comment, FormData: formData,
+		PageState: PageState{Previous: prev, Current: next.Status}}
 	switch {
 	case decision != "":
-		executed.Data["decision"] = decision
+		data.Decision = decision
 	case completes:
-		executed.Data["decision"] = next.Decision
+		data.Decision = next.Decision
 	}
+	executed := a.event(now, data)
 	executed.Actor = person
 	entries := []audit.Entry{audit.New("action.executed", w.audit, a.id, now, map[string]any{"action_id": act.ActionID, "label": act.Label, "comment": req.Comment, "auth_method": w.method})}
 	events := []Event{executed}
 	if hasForm && formPage {
-		ev := a.event("form.submitted", now, map[string]any{"form_data": formVal, "action_id": act.ActionID})
+		ev := a.event(now, FormSubmitted{ActionID: act.ActionID, FormData: formData})
 		ev.Actor = person
 		events = append(events, ev)
 		entries = append(entries, audit.New("form.submitted", w.audit, a.id, now, map[string]any{"action_id": act.ActionID}))
 	}
 	for _, i := range stepsDone {
-		data := chain.stepCompletedData(i)
-		events = append(events, a.event("approval.step_completed", now, data))
-		entries = append(entries, audit.New("approval.step_completed", w.audit, a.id, now, data))
+		step := chain.stepCompleted(i)
+		events = append(events, a.event(now, step))
+		entries = append(entries, audit.New("approval.step_completed", w.audit, a.id, now, step.auditDetails()))
 	}
 	if chain != nil && chain.Status != ChainInProgress {
-		data := chain.chainCompletedData()
-		events = append(events, a.event("approval.chain_completed", now, data))
+		events = append(events, a.event(now, chain.completed()))
 		entries = append(entries, audit.New("approval.chain_completed", "system", a.id, now, map[string]any{"final_decision": chain.Status}))
 	}
 	if completes {
 		entries = append(entries, audit.New("page.completed", "system", a.id, now, map[string]any{"action_id": act.ActionID, "decision": next.Decision}))
-		events = append(events, a.event("page.completed", now, map[string]any{"actionId": act.ActionID, "decision": next.Decision}))
+		events = append(events, a.event(now, PageCompleted{ActionID: act.ActionID, Decision: next.Decision}))
 	}
 	if err := a.apply(next, entries, events); err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 
 	"folio/actors/model/audit"
 	"folio/actors/model/fault"
-	"folio/actors/model/ids"
 	"folio/actors/registry"
 	"folio/persistence"
 )
@@ -234,10 +233,6 @@ func (a *Actor) publish(p *Page, events []Event) {
 		o.Committed(p, events)
 	}
 	a.fanout(events)
-}
-
-func (a *Actor) event(typ string, at time.Time, data map[string]any) Event {
-	return Event{ID: ids.New("evt"), Type: typ, PageID: a.id, TenantID: a.page.TenantID, At: at, Data: data}
 }
 
 func (a *Actor) create(m *Create) any {

@@ -379,26 +379,34 @@ func (c *Chain) decide(identity, decision, actionID string, comment *string, at 
 	return done, nil
 }
 
-// stepCompletedData is approval.step_completed's data (specification 6.2).
-func (c *Chain) stepCompletedData(i int) map[string]any {
+// stepCompleted is approval.step_completed for step i (specification 6.2); the
+// next step is the one now pending, if any.
+func (c *Chain) stepCompleted(i int) ApprovalStepCompleted {
 	s := c.Steps[i]
-	var next any
+	d := ApprovalStepCompleted{StepID: s.StepID, StepName: s.Name, Decision: s.Decision, DecidedBy: s.DecidedBy}
 	if j := c.current(); j >= 0 {
-		next = c.Steps[j].StepID
+		d.NextStep = c.Steps[j].StepID
 	}
-	return map[string]any{"step_id": s.StepID, "step_name": s.Name, "decision": s.Decision, "decided_by": s.DecidedBy, "next_step": next}
+	return d
 }
 
-// chainCompletedData is approval.chain_completed's data: final_decision and every
-// step's decision (null for a skipped step).
-func (c *Chain) chainCompletedData() map[string]any {
-	summary := make([]map[string]any, len(c.Steps))
-	for i, s := range c.Steps {
-		var d any
-		if s.Decision != "" {
-			d = s.Decision
-		}
-		summary[i] = map[string]any{"step_id": s.StepID, "decision": d}
+// auditDetails are the audit entry's details of a completed step: the fields of its
+// event, spelled as the specification's event table spells them (next_step null
+// when no step is pending).
+func (d ApprovalStepCompleted) auditDetails() map[string]any {
+	var next any
+	if d.NextStep != "" {
+		next = d.NextStep
 	}
-	return map[string]any{"final_decision": c.Status, "steps_summary": summary}
+	return map[string]any{"step_id": d.StepID, "step_name": d.StepName, "decision": d.Decision, "decided_by": d.DecidedBy, "next_step": next}
+}
+
+// completed is approval.chain_completed: the final decision and every step's
+// decision ("" for a skipped step).
+func (c *Chain) completed() ApprovalChainCompleted {
+	steps := make([]StepSummary, len(c.Steps))
+	for i, s := range c.Steps {
+		steps[i] = StepSummary{StepID: s.StepID, Decision: s.Decision}
+	}
+	return ApprovalChainCompleted{FinalDecision: c.Status, Steps: steps}
 }

@@ -49,8 +49,8 @@ func TestParallelChainNeedsEveryStep(t *testing.T) {
 	if v.CurrentStep != nil || v.Steps[0].DecidedBy != "b" {
 		t.Errorf("view = %+v", v)
 	}
-	data := c.chainCompletedData()
-	if data["final_decision"] != DecisionApproved {
+	data := c.completed()
+	if data.FinalDecision != DecisionApproved {
 		t.Errorf("chain data = %v", data)
 	}
 }
@@ -61,8 +61,8 @@ func TestSequentialRejectionSkipsTheRest(t *testing.T) {
 	if _, err := c.decide("a", DecisionApproved, "approve", nil, now); err != nil {
 		t.Fatal(err)
 	}
-	if d := c.stepCompletedData(0); d["next_step"] != "step_2" {
-		t.Errorf("next_step = %v", d["next_step"])
+	if d := c.stepCompleted(0); d.NextStep != "step_2" {
+		t.Errorf("next_step = %v", d.NextStep)
 	}
 	if _, err := c.decide("c", DecisionRejected, "reject", nil, now); code(err) != fault.Forbidden {
 		t.Errorf("c before its step: %v", err)
@@ -70,11 +70,11 @@ func TestSequentialRejectionSkipsTheRest(t *testing.T) {
 	if _, err := c.decide("b", DecisionRejected, "reject", nil, now); err != nil {
 		t.Fatal(err)
 	}
-	if c.Status != DecisionRejected || c.Steps[2].Status != StepSkipped || c.stepCompletedData(1)["next_step"] != nil {
+	if c.Status != DecisionRejected || c.Steps[2].Status != StepSkipped || c.stepCompleted(1).NextStep != "" {
 		t.Errorf("after the rejection: %+v", c)
 	}
-	sum := c.chainCompletedData()["steps_summary"].([]map[string]any)
-	if sum[2]["decision"] != nil || sum[1]["decision"] != DecisionRejected {
+	sum := c.completed().Steps
+	if sum[2].Decision != "" || sum[1].Decision != DecisionRejected {
 		t.Errorf("summary = %v", sum)
 	}
 }

@@ -40,7 +40,7 @@ func (a *Actor) appendBlocks(m *AppendBlocks) any {
 	next.UpdatedAt = now
 	newIDs := idsOf(added)
 	entry := audit.New("blocks.appended", m.Agent, a.id, now, map[string]any{"block_ids": newIDs, "version": next.Version})
-	ev := a.event("blocks.appended", now, map[string]any{"version": next.Version, "newBlocks": added})
+	ev := a.event(now, BlocksAppended{Version: next.Version, NewBlocks: added})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (a *Actor) fixBlock(m *FixBlock) any {
 	next.Version++
 	next.UpdatedAt = now
 	entry := audit.New("block.updated", m.Agent, a.id, now, map[string]any{"block_id": b.ID, "version": next.Version})
-	ev := a.event("block.updated", now, map[string]any{"version": next.Version, "block": b})
+	ev := a.event(now, BlockUpdated{Version: next.Version, Block: b})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func (a *Actor) reorder(m *Reorder) any {
 	next.Version++
 	next.UpdatedAt = now
 	entry := audit.New("blocks.reordered", m.Agent, a.id, now, map[string]any{"block_ids": next.BlockIDs(), "version": next.Version})
-	ev := a.event("blocks.reordered", now, map[string]any{"version": next.Version, "blockIds": next.BlockIDs()})
+	ev := a.event(now, BlocksReordered{Version: next.Version, BlockIDs: next.BlockIDs()})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (a *Actor) insert(m *Insert) any {
 	next.Version++
 	next.UpdatedAt = now
 	entry := audit.New("block.inserted", m.Agent, a.id, now, map[string]any{"block_id": added[0].ID, "position": pos, "version": next.Version})
-	ev := a.event("block.inserted", now, map[string]any{"version": next.Version, "position": pos, "block": added[0]})
+	ev := a.event(now, BlockInserted{Version: next.Version, Position: pos, Block: added[0]})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}

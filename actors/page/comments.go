@@ -222,15 +222,9 @@ func (a *Actor) addComment(m *AddComment) any {
 	next.CommentSeq++
 	next.CommentCount++
 	c.Seq, c.CreatedAt = next.CommentSeq, now
-	data := map[string]any{"commentId": c.ID, "content": c.Content, "authorName": c.AuthorName, "authorType": c.AuthorType}
-	if c.BlockID != "" {
-		data["block_id"] = c.BlockID
-	}
-	if c.ParentID != "" {
-		data["parent_id"] = c.ParentID
-	}
 	entry := audit.New("comment.added", actorOf(m.Viewer, author), a.id, now, map[string]any{"comment_id": c.ID})
-	ev := a.event("comment.added", now, data)
+	ev := a.event(now, CommentAdded{CommentID: c.ID, Content: c.Content, AuthorName: c.AuthorName, AuthorType: c.AuthorType,
+		BlockID: c.BlockID, ParentID: c.ParentID})
 	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, putComment(c)); err != nil {
 		return err
 	}
@@ -351,7 +345,7 @@ func (a *Actor) editComment(m *EditComment) any {
 	edited.Content, edited.UpdatedAt = content, &now
 	next := a.page.clone()
 	entry := audit.New("comment.updated", actorOf(m.Viewer, m.EditorIdentity), a.id, now, map[string]any{"comment_id": c.ID})
-	ev := a.event("comment.updated", now, map[string]any{"commentId": c.ID, "content": content})
+	ev := a.event(now, CommentUpdated{CommentID: c.ID, Content: content})
 	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, putComment(&edited)); err != nil {
 		return err
 	}
@@ -380,7 +374,7 @@ func (a *Actor) deleteComment(m *DeleteComment) any {
 		next.CommentCount--
 	}
 	entry := audit.New("comment.deleted", actorOf(m.Viewer, m.DeleterIdentity), a.id, now, map[string]any{"comment_id": c.ID})
-	ev := a.event("comment.deleted", now, map[string]any{"commentId": c.ID})
+	ev := a.event(now, CommentDeleted{CommentID: c.ID})
 	del := func(tx *persistence.Tx) error {
 		if err := tx.Delete(bucketComments, commentKey(a.id, c.Seq)); err != nil {
 			return err

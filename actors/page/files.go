@@ -429,7 +429,7 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 	f := &File{V: 1, ID: ids.New("file"), PageID: a.id, Seq: next.FileSeq, Filename: name, MimeType: mime, SizeBytes: m.Size,
 		StorageKey: key, UploadedBy: by, UploadType: typ, CreatedAt: now}
 	entry := audit.New("file.uploaded", actorOf(m.Viewer, by), a.id, now, map[string]any{"file_id": f.ID, "filename": f.Filename, "size_bytes": f.SizeBytes})
-	ev := a.event("file.uploaded", now, map[string]any{"fileId": f.ID, "filename": f.Filename, "mimeType": f.MimeType, "sizeBytes": f.SizeBytes})
+	ev := a.event(now, FileUploaded{FileID: f.ID, Filename: f.Filename, MimeType: f.MimeType, SizeBytes: f.SizeBytes})
 	put := func(tx *persistence.Tx) error {
 		b, err := json.Marshal(f)
 		if err != nil {
@@ -516,7 +516,7 @@ func (a *Actor) deleteFile(m *DeleteFile) any {
 	}
 	next.FileBytes = max(next.FileBytes-f.SizeBytes, 0)
 	entry := audit.New("file.deleted", m.Agent, a.id, now, map[string]any{"file_id": f.ID, "filename": f.Filename})
-	ev := a.event("file.deleted", now, map[string]any{"fileId": f.ID, "filename": f.Filename})
+	ev := a.event(now, FileDeleted{FileID: f.ID, Filename: f.Filename})
 	del := func(tx *persistence.Tx) error {
 		if err := tx.Delete(bucketFiles, commentKey(a.id, f.Seq)); err != nil {
 			return err

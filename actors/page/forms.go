@@ -5,21 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/mail"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"folio/actors/model/blocks"
 	"folio/actors/model/fault"
+	"folio/actors/model/formats"
 )
 
 // Forms: an action carrying form_data on a page with form blocks is checked against
 // the fields of every form block on the page (nested ones included) before anything
 // is recorded. A failure is a 400 naming details.field = "form_data.<field_id>".
+// E-mail, url, date and datetime values are checked by actors/model/formats, so a
+// form accepts what a template variable of the same type accepts.
 
 // formField is one field of a form block, as far as submission checks need it.
 type formField struct {
@@ -237,7 +237,7 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 		if err != nil || s == "" {
 			return err
 		}
-		if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
+		if !formats.Email(s) {
 			return formErr(id, "email", "%s must be an e-mail address", name)
 		}
 	case "url":
@@ -245,7 +245,7 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 		if err != nil || s == "" {
 			return err
 		}
-		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !formats.WebURL(s) {
 			return formErr(id, "url", "%s must be an http(s) URL", name)
 		}
 	case "date":
@@ -253,7 +253,7 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 		if err != nil || s == "" {
 			return err
 		}
-		if _, err := time.Parse("2006-01-02", s); err != nil {
+		if _, ok := formats.Date(s); !ok {
 			return formErr(id, "date", "%s must be a date such as 2026-05-01", name)
 		}
 	case "datetime":
@@ -261,7 +261,7 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 		if err != nil || s == "" {
 			return err
 		}
-		if !isDateTime(s) {
+		if _, ok := formats.DateTime(s); !ok {
 			return formErr(id, "datetime", "%s must be a date and time such as 2026-05-01T14:30:00Z", name)
 		}
 	case "select", "radio":
@@ -311,15 +311,6 @@ func checkField(f formField, v json.RawMessage) *fault.Error {
 	default: // a field type the catalog does not know: any value is kept as sent
 	}
 	return nil
-}
-
-func isDateTime(s string) bool {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02T15:04:05.999999999"} {
-		if _, err := time.Parse(layout, s); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 func isScalar(x any) bool {

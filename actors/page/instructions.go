@@ -63,7 +63,7 @@ func (a *Actor) applyReply(m *ApplyReply) any {
 	next.AppliedReplies = applied
 	newIDs := idsOf(added)
 	entry := audit.New("blocks.appended", "system", a.id, now, map[string]any{"block_ids": newIDs, "version": next.Version, "source": "callback_reply", "event_id": m.EventID})
-	ev := a.event("blocks.appended", now, map[string]any{"version": next.Version, "newBlocks": added})
+	ev := a.event(now, BlocksAppended{Version: next.Version, NewBlocks: added})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func (a *Actor) update(m *Update) any {
 	next.UpdatedAt = now
 	changed := changedFields(m.Req)
 	entry := audit.New("page.updated", m.Agent, a.id, now, map[string]any{"fields": changed})
-	ev := a.event("page.updated", now, map[string]any{"fields": changed, "version": next.Version})
+	ev := a.event(now, PageUpdated{Fields: changed, Version: next.Version})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ func (a *Actor) publishDraft(m *PublishDraft) any {
 	}
 	next.Status, next.PublishedAt, next.UpdatedAt = Active, &now, now
 	entry := audit.New("page.published", m.Agent, a.id, now, map[string]any{"expires_at": next.ExpiresAt})
-	ev := a.event("page.published", now, map[string]any{"status": Active})
+	ev := a.event(now, PagePublished{Status: Active})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (a *Actor) revoke(m *Revoke) any {
 	next := a.page.clone()
 	next.Status, next.RevokedAt, next.RevokeReason, next.UpdatedAt = Revoked, &now, m.Reason, now
 	entry := audit.New("page.revoked", m.Agent, a.id, now, map[string]any{"reason": m.Reason, "previous": prev})
-	ev := a.event("page.revoked", now, map[string]any{"reason": m.Reason})
+	ev := a.event(now, PageRevoked{Reason: m.Reason})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (a *Actor) renew(m *Renew) any {
 	next := a.page.clone()
 	next.Status, next.ExpiresAt, next.UpdatedAt = Active, &exp, now
 	entry := audit.New("page.renewed", m.Agent, a.id, now, map[string]any{"expires_at": exp, "previous": prev})
-	ev := a.event("page.renewed", now, map[string]any{"expiresAt": exp})
+	ev := a.event(now, PageRenewed{ExpiresAt: exp})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -142,6 +142,6 @@ func (a *Actor) expireIfDue() error {
 	next := p.clone()
 	next.Status, next.UpdatedAt = Expired, now
 	entry := audit.New("page.expired", "system", a.id, now, map[string]any{"reason": "timeout", "expired_at": p.ExpiresAt})
-	ev := a.event("page.expired", now, map[string]any{"reason": "timeout", "expired_at": p.ExpiresAt})
+	ev := a.event(now, PageExpired{Reason: "timeout", ExpiredAt: *p.ExpiresAt})
 	return a.apply(next, []audit.Entry{entry}, []Event{ev})
 }

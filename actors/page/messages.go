@@ -1,10 +1,6 @@
 package page
 
-import (
-	"time"
-
-	"folio/actors/model/blocks"
-)
+import "folio/actors/model/blocks"
 
 // Caller is who sends a command: the tenant of the API key and its agent name. A
 // page of another tenant answers NotFound, never Forbidden.
@@ -98,21 +94,4 @@ type Result struct {
 	Block     *blocks.Block
 	Execution *Execution
 	Previous  string // status before the command
-}
-
-// Event is what a committed change tells its outlets (agent mailbox, callback
-// outbox, inbox, workflows) and the page's live subscribers. ID is unique and stable
-// (assigned before the commit); Seq is set by the agent mailbox outlet inside the
-// commit transaction (the tenant's event sequence number).
-type Event struct {
-	ID       string
-	Seq      uint64
-	Type     string
-	PageID   string
-	TenantID string
-	At       time.Time
-	Data     map[string]any
-	Actor    map[string]any // {identity, auth_method} where a person acted
-
-	body []byte // the sealed payload without its stream id (Seal)
 }

@@ -30,7 +30,7 @@ func Prepare(d *Deps, id string, c Caller, req *Request, publish bool) (*Prepare
 		return nil, err
 	}
 	entries := []audit.Entry{audit.New("page.created", c.Agent, id, now, map[string]any{"title": p.Title, "status": Draft})}
-	events := []Event{{ID: ids.New("evt"), Type: "page.created", PageID: id, TenantID: p.TenantID, At: now, Data: map[string]any{"status": Draft}}}
+	events := []Event{newEvent(id, p.TenantID, now, PageCreated{Status: Draft})}
 	if publish {
 		p.Status, p.PublishedAt = Active, &now
 		if p.ExpiresAt == nil {
@@ -38,7 +38,7 @@ func Prepare(d *Deps, id string, c Caller, req *Request, publish bool) (*Prepare
 			p.ExpiresAt = &exp
 		}
 		entries = append(entries, audit.New("page.published", c.Agent, id, now, map[string]any{"expires_at": p.ExpiresAt}))
-		events = append(events, Event{ID: ids.New("evt"), Type: "page.published", PageID: id, TenantID: p.TenantID, At: now, Data: map[string]any{"status": Active}})
+		events = append(events, newEvent(id, p.TenantID, now, PagePublished{Status: Active}))
 	}
 	return &Prepared{Page: p, Warnings: warnings, entries: entries, events: events}, nil
 }

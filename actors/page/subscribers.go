@@ -1,11 +1,6 @@
 package page
 
 import (
-	"bytes"
-	"encoding/json"
-	"strconv"
-	"time"
-
 	"folio/actors/model/fault"
 	"folio/actors/model/frame"
 	"folio/actors/registry"
@@ -35,148 +30,13 @@ type Subscriber interface {
 // AccessEnded is the last frame of a stream whose access ended: reason is one of
 // "page_revoked", "access_changed", "credential_revoked".
 func AccessEnded(reason string) *frame.Frame {
-	return frame.Control("reset", map[string]any{"type": "reset", "data": map[string]any{"reason": reason}})
-}
-
-// Payload is the wire form of an event on every stream and in the agent inbox:
-// {id, type, pageId, timestamp, eventId, data, actor?}. id is the decimal tenant
-// sequence number (the SSE id and Last-Event-ID); eventId is the event's stable id
-// (also used by callbacks).
-type Payload struct {
-	ID        string         `json:"id"`
-	Type      string         `json:"type"`
-	PageID    string         `json:"pageId"`
-	Timestamp string         `json:"timestamp"`
-	EventID   string         `json:"eventId"`
-	Data      map[string]any `json:"data"`
-	Actor     map[string]any `json:"actor,omitempty"`
-}
-
-// StreamID is the id an event carries on the streams: its sequence number, or its
-// event id when it has none (no mailbox outlet).
-func (e *Event) StreamID() string {
-	if e.Seq > 0 {
-		return strconv.FormatUint(e.Seq, 10)
+	type why struct {
+		Reason string `json:"reason"`
 	}
-	return e.ID
-}
-
-// EncodeEvent is the one encoding of an event's payload (deterministic: map keys are
-// sorted), shared by the live streams and the agent event log. It is the sealed body
-// (see Seal) with the stream id put in front.
-func EncodeEvent(e *Event) []byte {
-	body := e.body
-	if body == nil {
-		body = encodeBody(e)
-	}
-	id := e.StreamID()
-	out := make([]byte, 0, len(body)+len(id)+8)
-	out = append(out, `{"id":`...)
-	out = appendJSONString(out, id)
-	return append(out, body...)
-}
-
-// Seal encodes the event's payload except its stream id, which the agent log assigns
-// inside the commit. Commits seal their events before entering the store's single
-// commit loop, so the loop only splices the id in; the payload must not change after.
-func (e *Event) Seal() {
-	if e.body == nil {
-		e.body = encodeBody(e)
-	}
-}
-
-// encodeBody is the payload after `{"id":<id>`: `,"type":…}`.
-func encodeBody(e *Event) []byte {
-	data := e.Data
-	if data == nil {
-		data = map[string]any{}
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(Payload{Type: e.Type, PageID: e.PageID,
-		Timestamp: e.At.UTC().Format(time.RFC3339Nano), EventID: e.ID, Data: data, Actor: e.Actor}); err != nil {
-		// Data holds only JSON-safe values built by the actors; keep the stream alive.
-		b, _ := json.Marshal(Payload{Type: e.Type, PageID: e.PageID, EventID: e.ID, Data: map[string]any{}})
-		buf.Reset()
-		buf.Write(b)
-	}
-	b := bytes.TrimRight(buf.Bytes(), "\n")
-	return b[len(emptyID):]
-}
-
-// emptyID is how every encoded Payload with an empty ID starts.
-const emptyID = `{"id":""`
-
-// appendJSONString appends s as a JSON string. Stream ids are digits or event ids
-// ([A-Za-z0-9_]); anything else goes through the JSON encoder.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s)
-			return append(dst, b...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
-
-// FrameOf encodes e into a frame.
-func FrameOf(e *Event) *frame.Frame { return frame.New(e.Seq, e.Type, e.StreamID(), EncodeEvent(e)) }
-
-// PublicEvent tells whether an event type goes to the page's own streams. Events that
-// carry a viewer's private input or identity (page.viewed, form.submitted) go only to
-// the owning agent (agent stream, inbox, callbacks).
-func PublicEvent(typ string) bool {
-	return typ != "page.viewed" && typ != "form.submitted"
-}
-
-// privateData are the fields of event data that only the owning agent sees: a
-// reviewer's form input and the comment given with an action (action.executed
-// carries them for callbacks). The page's public streams get the event without them.
-var privateData = []string{"form_data", "comment"}
-
-// PublicFrameOf encodes e for the page's public streams: the agent's frame unless its
-// data holds private fields, which are left out.
-func PublicFrameOf(e *Event) *frame.Frame {
-	strip := false
-	for _, k := range privateData {
-		if _, ok := e.Data[k]; ok {
-			strip = true
-		}
-	}
-	if !strip {
-		return FrameOf(e)
-	}
-	pub := *e
-	pub.body = nil // the sealed payload holds the private fields
-	pub.Data = make(map[string]any, len(e.Data))
-	for k, v := range e.Data {
-		pub.Data[k] = v
-	}
-	for _, k := range privateData {
-		delete(pub.Data, k)
-	}
-	return FrameOf(&pub)
-}
-
-// PublicFrameOfPayload re-frames an event stored as its agent payload (the agent
-// log) for the page's public streams, exactly as the live stream framed it: ok is
-// false for events the public streams never carry.
-func PublicFrameOfPayload(seq uint64, payload []byte) (f *frame.Frame, ok bool) {
-	var p Payload
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.UseNumber() // numbers come back exactly as they were encoded
-	if err := dec.Decode(&p); err != nil || !PublicEvent(p.Type) {
-		return nil, false
-	}
-	at, err := time.Parse(time.RFC3339Nano, p.Timestamp)
-	if err != nil {
-		return nil, false
-	}
-	e := Event{ID: p.EventID, Seq: seq, Type: p.Type, PageID: p.PageID, At: at, Data: p.Data, Actor: p.Actor}
-	return PublicFrameOf(&e), true
+	return frame.Control("reset", struct { // keys in byte order, as they have always been written
+		Data why    `json:"data"`
+		Type string `json:"type"`
+	}{why{reason}, "reset"})
 }
 
 // Viewer is whoever uses a route open to people holding the page link (streams,

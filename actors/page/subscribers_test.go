@@ -31,7 +31,7 @@ func (f *fakeSub) Send(fr *frame.Frame) bool {
 // eventId, data (and actor when a person acted) and never a raw newline.
 func TestFrameIsOneEncodingForEveryStream(t *testing.T) {
 	e := Event{ID: "evt_1", Seq: 42, Type: "comment.added", PageID: "pg_1", TenantID: "t", At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Data: map[string]any{"content": "line1\nline2 <b>"}, Actor: map[string]any{"identity": "a@b"}}
+		Data: CommentAdded{Content: "line1\nline2 <b>"}, Actor: &Person{Identity: "a@b"}}
 	f := FrameOf(&e)
 	if string(f.SSE) != "id: 42\ndata: "+string(f.JSON)+"\n\n" || !f.Comment || f.Seq != 42 {
 		t.Fatalf("frame %q", f.SSE)
@@ -62,8 +62,9 @@ func TestFrameIsOneEncodingForEveryStream(t *testing.T) {
 func TestSealedEventKeepsItsPayloadWhenTheLogNumbersIt(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	fresh := func() Event {
+		comment := "ok \"quoted\" <&>"
 		return Event{ID: "evt_0AbC", Type: "action.executed", PageID: "pg_1", TenantID: "t", At: at,
-			Data: map[string]any{"actionId": "approve", "comment": "ok \"quoted\" <&>"}, Actor: map[string]any{"identity": "a@b"}}
+			Data: ActionExecuted{ActionID: "approve", Comment: &comment}, Actor: &Person{Identity: "a@b"}}
 	}
 	sealed := fresh()
 	sealed.Seal()
@@ -72,14 +73,14 @@ func TestSealedEventKeepsItsPayloadWhenTheLogNumbersIt(t *testing.T) {
 	var want strings.Builder
 	enc := json.NewEncoder(&want)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(Payload{ID: "7", Type: e.Type, PageID: e.PageID, Timestamp: "2026-01-02T03:04:05.000000006Z", EventID: e.ID, Data: e.Data, Actor: e.Actor}); err != nil {
+	if err := enc.Encode(Payload{ID: "7", Type: e.Type, PageID: e.PageID, Timestamp: "2026-01-02T03:04:05.000000006Z", EventID: e.ID, Data: e.AgentData(), Actor: e.Actor}); err != nil {
 		t.Fatal(err)
 	}
 	if got := string(EncodeEvent(&sealed)); got != strings.TrimSuffix(want.String(), "\n") {
 		t.Fatalf("sealed %s\ndirect %s", got, want.String())
 	}
 	var p Payload
-	if err := json.Unmarshal(EncodeEvent(&sealed), &p); err != nil || p.ID != "7" || p.EventID != "evt_0AbC" || p.Data["comment"] != "ok \"quoted\" <&>" {
+	if err := json.Unmarshal(EncodeEvent(&sealed), &p); err != nil || p.ID != "7" || p.EventID != "evt_0AbC" || p.Data.(map[string]any)["comment"] != "ok \"quoted\" <&>" {
 		t.Fatalf("payload %+v (%v)", p, err)
 	}
 	if pub := PublicFrameOf(&sealed); strings.Contains(string(pub.JSON), "comment") || !strings.Contains(string(pub.JSON), `"id":"7"`) {
@@ -125,22 +126,28 @@ func TestFanoutFiltersAndDropsRefusingSubscribers(t *testing.T) {
 // is byte for byte the frame the public stream sent live (numbers, actor and all,
 // private fields left out); events the public streams never carry are refused.
 func TestReplayedFramesMatchLiveOnes(t *testing.T) {
+	comment := "private"
 	e := Event{ID: "evt_1", Seq: 9007199254740993, Type: "action.executed", PageID: "pg_1", TenantID: "t",
 		At:    time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC),
-		Data:  map[string]any{"actionId": "approve", "version": 3, "ratio": 0.25, "comment": "private", "form_data": map[string]any{"x": 1}},
-		Actor: map[string]any{"identity": "r@example.com"}}
-	live := PublicFrameOf(&e)
-	replayed, ok := PublicFrameOfPayload(e.Seq, EncodeEvent(&e))
-	if !ok {
-		t.Fatal("a public event was refused")
+		Data:  ActionExecuted{ActionID: "approve", Comment: &comment, FormData: json.RawMessage(`{"x":1}`)},
+		Actor: &Person{Identity: "r@example.com"}}
+	// The numbers of a payload's data come back as they were written.
+	numbered := Event{ID: "evt_3", Seq: 11, Type: "page.updated", PageID: "pg_1", TenantID: "t", At: e.At,
+		Data: PageUpdated{Fields: []string{"title"}, Version: 9007199254740993}}
+	for _, e := range []Event{e, numbered} {
+		live := PublicFrameOf(&e)
+		replayed, ok := PublicFrameOfPayload(e.Seq, EncodeEvent(&e))
+		if !ok {
+			t.Fatal("a public event was refused")
+		}
+		if string(replayed.SSE) != string(live.SSE) || string(replayed.JSON) != string(live.JSON) {
+			t.Fatalf("replayed\n%s\nlive\n%s", replayed.SSE, live.SSE)
+		}
+		if strings.Contains(string(replayed.JSON), "private") {
+			t.Fatalf("private data replayed: %s", replayed.JSON)
+		}
 	}
-	if string(replayed.SSE) != string(live.SSE) || string(replayed.JSON) != string(live.JSON) {
-		t.Fatalf("replayed\n%s\nlive\n%s", replayed.SSE, live.SSE)
-	}
-	if strings.Contains(string(replayed.JSON), "private") {
-		t.Fatalf("private data replayed: %s", replayed.JSON)
-	}
-	viewed := Event{ID: "evt_2", Seq: 10, Type: "page.viewed", PageID: "pg_1", At: e.At, Data: map[string]any{}}
+	viewed := Event{ID: "evt_2", Seq: 10, Type: "page.viewed", PageID: "pg_1", At: e.At, Data: PageViewed{}}
 	if _, ok := PublicFrameOfPayload(viewed.Seq, EncodeEvent(&viewed)); ok {
 		t.Fatal("page.viewed was framed for a public stream")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"folio/actors/model/blocks"
 	"folio/actors/model/fault"
+	"folio/actors/model/formats"
 	"folio/actors/model/ids"
 )
 
@@ -275,15 +276,17 @@ func checkActions(in []Action, lim Limits) ([]Action, []string, error) {
 	return out, warnings, nil
 }
 
+// futureTime reads a date-time (formats.DateTime: RFC 3339, or the same without a
+// zone, read as UTC) that must lie after now; the result is in UTC.
 func futureTime(field, s string, now time.Time) (time.Time, error) {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	t, ok := formats.DateTime(s)
+	if !ok {
 		return t, fault.Field(field, "format", "%s must be an RFC 3339 timestamp such as 2026-12-01T12:00:00Z", field)
 	}
 	if !t.After(now) {
 		return t, fault.Field(field, "future", "%s must be in the future", field)
 	}
-	return t.UTC(), nil
+	return t, nil
 }
 
 func isObject(raw json.RawMessage) bool {

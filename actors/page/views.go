@@ -84,12 +84,11 @@ func (a *Actor) view(m *View) any {
 	var events []Event
 	emit := lastEvent == nil || now.Sub(time.Unix(0, int64(persistence.ReadU64(lastEvent)))) >= ViewEventEvery
 	if emit {
-		ev := a.event("page.viewed", now, map[string]any{"view_count": next.Stats.ViewCount, "user_agent": ua})
-		identity, method := "anonymous", "none"
+		ev := a.event(now, PageViewed{ViewCount: next.Stats.ViewCount, UserAgent: ua})
+		ev.Actor = &Person{Identity: "anonymous", AuthMethod: AuthNone}
 		if m.Agent != "" {
-			identity, method = m.Agent, "api_key"
+			ev.Actor = &Person{Identity: m.Agent, AuthMethod: AuthAPIKey}
 		}
-		ev.Actor = map[string]any{"identity": identity, "auth_method": method}
 		events = append(events, ev)
 	}
 	extra := func(tx *persistence.Tx) error {

@@ -6,10 +6,12 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/formats"
 	"folio/actors/model/ids"
 	"folio/actors/registry"
 	"folio/persistence"
@@ -72,12 +74,17 @@ func (a *Actor) Receive(ctx actor.Context) {
 	}
 }
 
+// register creates the tenant once its registration is valid (checkRegister).
 func (a *Actor) register(msg *Register) any {
+	name, err := checkRegister(msg)
+	if err != nil {
+		return err
+	}
 	now := a.deps.Now().UTC()
 	for attempt := 0; attempt < 8; attempt++ {
-		t := Tenant{V: schemaV1, ID: a.id, Name: msg.Name, Plan: msg.Plan, OwnerEmail: msg.OwnerEmail,
-			ClaimCode: claimPrefix(msg.Name) + "-" + ids.Upper(4), CreatedAt: now}
-		key, secret := newKey(a.id, msg.Name, false, now)
+		t := Tenant{V: schemaV1, ID: a.id, Name: name, Plan: msg.Plan, OwnerEmail: msg.OwnerEmail,
+			ClaimCode: claimPrefix(name) + "-" + ids.Upper(4), CreatedAt: now}
+		key, secret := newKey(a.id, name, false, now)
 		err := a.deps.Store.Update(func(tx *persistence.Tx) error {
 			if tx.Get(bucketTenants, []byte(a.id)) != nil {
 				return fault.New(fault.Conflict, "tenant exists", nil)
@@ -102,6 +109,23 @@ func (a *Actor) register(msg *Register) any {
 		return &Registered{Tenant: t, APIKey: secret}
 	}
 	return errors.New("tenant: no free claim code")
+}
+
+// checkRegister is the rule for a registration: a name of 1 to 100 characters once
+// surrounding spaces are trimmed (the trimmed name is the one kept), and an owner
+// e-mail that is absent or one plain address (formats.Email). A refusal is 400
+// naming the field and the constraint.
+func checkRegister(msg *Register) (name string, err error) {
+	name = strings.TrimSpace(msg.Name)
+	switch {
+	case name == "":
+		return "", fault.Field("name", "required", "name is required")
+	case utf8.RuneCountInString(name) > 100:
+		return "", fault.Field("name", "max_length", "name has at most 100 characters")
+	case msg.OwnerEmail != "" && !formats.Email(msg.OwnerEmail):
+		return "", fault.Field("owner_email", "email", "owner_email must be a plain e-mail address")
+	}
+	return name, nil
 }
 
 func (a *Actor) createKey(msg *CreateKey) any {
@@ -159,7 +183,7 @@ func (a *Actor) deleteKey(msg *DeleteKey) any {
 		return err
 	}
 	a.deps.Keyring.Forget(lookup, msg.KeyID) // before the reply: the next request is refused
-	return nil
+	return &KeyDeleted{}
 }
 
 func (a *Actor) get() any {

@@ -2,7 +2,8 @@ package tenant
 
 import "time"
 
-// Register creates the tenant (the actor's id) with its first live key.
+// Register creates the tenant (the actor's id) with its first live key. The actor
+// checks the name and the owner e-mail (checkRegister) before anything is written.
 type Register struct {
 	Name       string
 	OwnerEmail string
@@ -47,3 +48,6 @@ type View struct {
 	Tenant         Tenant
 	PagesThisMonth int
 }
+
+// KeyDeleted answers DeleteKey.
+type KeyDeleted struct{}

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
-	"net/mail"
 	"net/url"
 	"strings"
 	"time"
@@ -17,41 +15,20 @@ import (
 	"folio/actors/tenant"
 )
 
-// ask sends msg to an entity and turns error replies into Go errors (the helpers
-// go away in the next step: handlers call registry.Call with the request's context).
-func ask[T any](_ *Server, reg *registry.Registry, id string, msg any) (T, error) {
-	return registry.Call[T](context.Background(), reg, id, msg)
-}
-
-func (s *Server) register(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+// register is POST /v1/auth/agent/register: a new tenant with its first live key.
+// The tenant actor checks the name and owner_email (tenant.Register).
+func (s *Server) register(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var req struct {
 		Name       string `json:"name"`
 		OwnerEmail string `json:"owner_email"`
 	}
 	if err := s.decode(w, r, &req, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
-	req.Name = strings.TrimSpace(req.Name)
-	if req.Name == "" {
-		s.writeError(w, r, fault.Field("name", "required", "name is required"))
-		return
-	}
-	if utf8.RuneCountInString(req.Name) > 100 {
-		s.writeError(w, r, fault.Field("name", "max_length", "name has at most 100 characters"))
-		return
-	}
-	if req.OwnerEmail != "" {
-		if a, err := mail.ParseAddress(req.OwnerEmail); err != nil || a.Address != req.OwnerEmail || len(req.OwnerEmail) > 320 {
-			s.writeError(w, r, fault.Field("owner_email", "email", "owner_email must be a plain e-mail address"))
-			return
-		}
-	}
-	id := ids.New("ten")
-	res, err := ask[*tenant.Registered](s, s.tenants, id, &tenant.Register{Name: req.Name, OwnerEmail: req.OwnerEmail, Plan: s.defaultPlan})
+	res, err := registry.Call[*tenant.Registered](r.Context(), s.tenants, ids.New("ten"),
+		&tenant.Register{Name: req.Name, OwnerEmail: req.OwnerEmail, Plan: s.defaultPlan})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	claimURL := s.urls.App + "/claim?code=" + url.QueryEscape(res.Tenant.ClaimCode)
 	writeJSON(w, http.StatusCreated, map[string]any{
@@ -61,6 +38,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		"claimUrl":  claimURL,
 		"message":   "Agent registered. Store the API key now: it is shown only once. A person can claim this agent at " + claimURL,
 	})
+	return nil
 }
 
 type keyView struct {
@@ -72,11 +50,10 @@ type keyView struct {
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 }
 
-func (s *Server) listKeys(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
-	keys, err := ask[[]tenant.KeyView](s, s.tenants, who.TenantID, &tenant.ListKeys{})
+func (s *Server) listKeys(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
+	keys, err := registry.Call[[]tenant.KeyView](r.Context(), s.tenants, who.TenantID, &tenant.ListKeys{})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := make([]keyView, len(keys))
 	for i, k := range keys {
@@ -87,6 +64,7 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request, _ httprouter.P
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"keys": out})
+	return nil
 }
 
 func mode(test bool) string {
@@ -96,56 +74,48 @@ func mode(test bool) string {
 	return "live"
 }
 
-func (s *Server) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+func (s *Server) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	var req struct {
 		Name string `json:"name"`
 		Mode string `json:"mode"`
 	}
 	if err := s.decode(w, r, &req, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	req.Name = strings.TrimSpace(req.Name)
 	if req.Name == "" {
-		s.writeError(w, r, fault.Field("name", "required", "name is required"))
-		return
+		return fault.Field("name", "required", "name is required")
 	}
 	if utf8.RuneCountInString(req.Name) > 100 {
-		s.writeError(w, r, fault.Field("name", "max_length", "name has at most 100 characters"))
-		return
+		return fault.Field("name", "max_length", "name has at most 100 characters")
 	}
 	if req.Mode != "" && req.Mode != "live" && req.Mode != "test" {
-		s.writeError(w, r, fault.Field("mode", "enum", "mode must be live or test"))
-		return
+		return fault.Field("mode", "enum", "mode must be live or test")
 	}
-	res, err := ask[*tenant.CreatedKey](s, s.tenants, who.TenantID, &tenant.CreateKey{Name: req.Name, Test: req.Mode == "test"})
+	res, err := registry.Call[*tenant.CreatedKey](r.Context(), s.tenants, who.TenantID, &tenant.CreateKey{Name: req.Name, Test: req.Mode == "test"})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"id": res.Key.ID, "name": res.Key.Name, "key": res.Secret, "prefix": res.Key.Prefix,
 		"mode": mode(res.Key.Test), "createdAt": res.Key.CreatedAt,
 	})
+	return nil
 }
 
-func (s *Server) deleteKey(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	res, err := s.tenants.Ask(context.Background(), who.TenantID, &tenant.DeleteKey{KeyID: ps.ByName("id")})
-	if err == nil {
-		err, _ = res.(error)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+// deleteKey is DELETE /v1/account/api-keys/:id.
+func (s *Server) deleteKey(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	if _, err := registry.Call[*tenant.KeyDeleted](r.Context(), s.tenants, who.TenantID, &tenant.DeleteKey{KeyID: ps.ByName("id")}); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
-func (s *Server) getTenant(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
-	v, err := ask[*tenant.View](s, s.tenants, who.TenantID, &tenant.Get{})
+func (s *Server) getTenant(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
+	v, err := registry.Call[*tenant.View](r.Context(), s.tenants, who.TenantID, &tenant.Get{})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	// pages_this_month counts live pages only (the page actor counts them in the
 	// creation commit); pages_limit is the effective limit, null when unlimited.
@@ -154,13 +124,13 @@ func (s *Server) getTenant(w http.ResponseWriter, r *http.Request, _ httprouter.
 		"tenant_id": v.Tenant.ID, "name": v.Tenant.Name, "plan": v.Tenant.Plan,
 		"usage": map[string]any{"pages_this_month": v.PagesThisMonth, "pages_limit": unlimitedAsNull(plan.PagesPerMonth)},
 	})
+	return nil
 }
 
-func (s *Server) verifyAudit(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+func (s *Server) verifyAudit(w http.ResponseWriter, _ *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	v, err := s.store.VerifyAudit(who.TenantID)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := map[string]any{
 		"status": "valid", "chain_length": v.Length, "first_hash": nullable(v.FirstHash),
@@ -172,6 +142,7 @@ func (s *Server) verifyAudit(w http.ResponseWriter, r *http.Request, _ httproute
 		out["reason"] = v.Reason
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 func nullable(s string) any {

@@ -11,31 +11,24 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 )
 
-// Operator endpoints, mounted only when the node has an admin token
-// (--admin-token). `folio admin --server URL --admin-token T …` drives them; the
-// same commands work on a stopped server's data directory without them.
-func (s *Server) mountAdmin() {
-	s.Handle("GET", "/v1/admin/tenants", s.requireAdmin(s.adminListTenants))
-	s.Handle("GET", "/v1/admin/tenants/:id", s.requireAdmin(s.adminShowTenant))
-	s.Handle("PUT", "/v1/admin/tenants/:id/plan", s.requireAdmin(s.adminSetPlan))
-	s.Handle("POST", "/v1/admin/tenants/:id/api-keys", s.requireAdmin(s.adminCreateKey))
-	s.Handle("GET", "/v1/admin/tenants/:id/audit", s.requireAdmin(s.adminExportAudit))
-}
+// Operator endpoints (routes.go, adminRoutes), mounted only when the node has an
+// admin token (--admin-token). `folio admin --server URL --admin-token T …` drives
+// them; the same commands work on a stopped server's data directory without them.
 
 // requireAdmin checks the bearer admin token (compared as hashes, in constant time).
-func (s *Server) requireAdmin(h httprouter.Handle) httprouter.Handle {
+func (s *Server) requireAdmin(h handler) handler {
 	want := sha256.Sum256([]byte(s.tenancy.AdminToken))
-	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 		token, _ := bearer(r)
 		got := sha256.Sum256([]byte(token))
 		if token == "" || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			s.writeError(w, r, fault.New(fault.Unauthorized, "the admin token is missing or wrong", nil))
-			return
+			return fault.New(fault.Unauthorized, "the admin token is missing or wrong", nil)
 		}
-		h(w, r, ps)
+		return h(w, r, ps)
 	}
 }
 
@@ -62,22 +55,14 @@ func AdminTenantView(sum *tenant.Summary) map[string]any {
 	}
 }
 
-func (s *Server) adminListTenants(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	q := r.URL.Query()
-	limit, err := intParam(q.Get("limit"), "limit", 100, 1, 1000)
+func (s *Server) adminListTenants(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	limit, offset, err := limitOffset(r, 100, 1000)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	offset, err := intParam(q.Get("offset"), "offset", 0, 0, 1<<31-1)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	list, total, err := tenant.ListTenants(s.store, offset, limit)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := make([]map[string]any, 0, len(list))
 	for _, t := range list {
@@ -88,84 +73,78 @@ func (s *Server) adminListTenants(w http.ResponseWriter, r *http.Request, _ http
 		out = append(out, AdminTenantView(sum))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"tenants": out, "total": total, "limit": limit, "offset": offset})
+	return nil
 }
 
-func (s *Server) adminShowTenant(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	s.writeAdminTenant(w, r, ps.ByName("id"), http.StatusOK)
+func (s *Server) adminShowTenant(w http.ResponseWriter, _ *http.Request, ps httprouter.Params) error {
+	return s.writeAdminTenant(w, ps.ByName("id"))
 }
 
-func (s *Server) writeAdminTenant(w http.ResponseWriter, r *http.Request, id string, status int) {
+// writeAdminTenant answers 200 with the tenant as operators see it.
+func (s *Server) writeAdminTenant(w http.ResponseWriter, id string) error {
 	sum, err := tenant.Summarize(s.store, s.tenancy.Book.Plans(), id, s.now())
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
-	writeJSON(w, status, AdminTenantView(sum))
+	writeJSON(w, http.StatusOK, AdminTenantView(sum))
+	return nil
 }
 
 // adminSetPlan sets the plan and, optionally, the tenant's own limits (absent:
 // the plan's; 0: unlimited). The tenant's actor commits it; the plan book then
 // forgets the tenant so its next request runs at the new rate.
-func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Server) adminSetPlan(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var req struct {
 		Plan              string `json:"plan"`
 		RequestsPerMinute *int   `json:"requests_per_minute"`
 		PagesPerMonth     *int   `json:"pages_per_month"`
 	}
 	if err := s.decode(w, r, &req, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	id := ps.ByName("id")
 	m := &tenant.SetPlan{Plan: req.Plan, RequestsPerMinute: req.RequestsPerMinute, PagesPerMonth: req.PagesPerMonth}
 	if err := m.Validate(s.tenancy.Book.Plans()); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if !validTenantID(id) {
-		s.writeError(w, r, fault.Missing("tenant", id))
-		return
+		return fault.Missing("tenant", id)
 	}
-	if _, err := ask[*tenant.Tenant](s, s.tenants, id, m); err != nil {
-		s.writeError(w, r, err)
-		return
+	if _, err := registry.Call[*tenant.Tenant](r.Context(), s.tenants, id, m); err != nil {
+		return err
 	}
 	s.tenancy.Book.Forget(id)
-	s.writeAdminTenant(w, r, id, http.StatusOK)
+	return s.writeAdminTenant(w, id)
 }
 
-func (s *Server) adminCreateKey(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Server) adminCreateKey(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var req struct {
 		Name string `json:"name"`
 		Mode string `json:"mode"`
 	}
 	if err := s.decode(w, r, &req, true); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	req.Name = strings.TrimSpace(req.Name)
 	if req.Name == "" {
 		req.Name = "admin"
 	}
 	if utf8.RuneCountInString(req.Name) > 100 {
-		s.writeError(w, r, fault.Field("name", "max_length", "name has at most 100 characters"))
-		return
+		return fault.Field("name", "max_length", "name has at most 100 characters")
 	}
 	if req.Mode != "" && req.Mode != "live" && req.Mode != "test" {
-		s.writeError(w, r, fault.Field("mode", "enum", "mode must be live or test"))
-		return
+		return fault.Field("mode", "enum", "mode must be live or test")
 	}
 	id := ps.ByName("id")
 	if !validTenantID(id) {
-		s.writeError(w, r, fault.Missing("tenant", id))
-		return
+		return fault.Missing("tenant", id)
 	}
-	res, err := ask[*tenant.CreatedKey](s, s.tenants, id, &tenant.CreateKey{Name: req.Name, Test: req.Mode == "test"})
+	res, err := registry.Call[*tenant.CreatedKey](r.Context(), s.tenants, id, &tenant.CreateKey{Name: req.Name, Test: req.Mode == "test"})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusCreated, AdminKeyView(res.Key, res.Secret))
+	return nil
 }
 
 // AdminKeyView is a key created by an operator; key is the full secret, shown once.
@@ -175,17 +154,18 @@ func AdminKeyView(k tenant.Key, secret string) map[string]any {
 }
 
 // adminExportAudit streams the tenant's audit chain as JSON lines.
-func (s *Server) adminExportAudit(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+// Once the 200 is sent, a failure midway can only be logged.
+func (s *Server) adminExportAudit(w http.ResponseWriter, _ *http.Request, ps httprouter.Params) error {
 	id := ps.ByName("id")
 	if !validTenantID(id) || !tenant.Exists(s.store, id) {
-		s.writeError(w, r, fault.Missing("tenant", id))
-		return
+		return fault.Missing("tenant", id)
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(http.StatusOK)
 	if _, err := tenant.ExportAudit(s.store, id, w); err != nil {
 		s.log.Error("audit export failed midway", "tenant", id, "err", err)
 	}
+	return nil
 }
 
 // validTenantID keeps operator input from spawning actors for nonsense ids.

@@ -10,6 +10,7 @@ import (
 	"folio/actors/mailbox"
 	"folio/actors/model/fault"
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 )
 
@@ -22,61 +23,62 @@ func eventsJSON(list []mailbox.Stored) []json.RawMessage {
 }
 
 // agentInbox is GET /v1/agent/inbox: unacknowledged events, oldest first.
-func (rt *realtime) agentInbox(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
-	limit, offset, err := pageParams(r, 50, 500)
+func (rt *realtime) agentInbox(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
+	limit, offset, err := limitOffset(r, 50, 500)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	list, total, err := mailbox.Inbox(rt.store, who.TenantID, limit, offset)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"events": eventsJSON(list), "total": total, "limit": limit, "offset": offset})
+	return nil
 }
 
 // agentInboxCount is GET /v1/agent/inbox/count.
-func (rt *realtime) agentInboxCount(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+func (rt *realtime) agentInboxCount(w http.ResponseWriter, _ *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	n, err := mailbox.Pending(rt.store, who.TenantID)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]int{"count": n})
+	return nil
 }
 
 // ack is POST /v1/events/:id/ack: the id is the stream id or the eventId.
-func (rt *realtime) ack(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (rt *realtime) ack(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	id := ps.ByName("id")
-	_, err := ask[*mailbox.Acked](rt.Server, rt.d.Mailboxes, who.TenantID, &mailbox.Ack{Ref: id})
+	_, err := registry.Call[*mailbox.Acked](r.Context(), rt.d.Mailboxes, who.TenantID, &mailbox.Ack{Ref: id})
 	if errors.Is(err, mailbox.ErrNotFound) {
 		err = fault.Missing("event", id)
 	}
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // pageAgentEvents is GET /v1/pages/:id/agent-events: the page's retained agent
 // events (acknowledged or not), oldest first.
-func (rt *realtime) pageAgentEvents(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	limit, offset, err := pageParams(r, 100, 1000)
+func (rt *realtime) pageAgentEvents(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	limit, offset, err := limitOffset(r, 100, 1000)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
-	res, err := rt.askPage(ps.ByName("id"), &page.Get{Caller: callerOf(who)})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.Result](r.Context(), rt.pages, id, &page.Get{Caller: callerOf(who)})
+	if err != nil {
+		return err
 	}
 	list, total, err := mailbox.ByPage(rt.store, who.TenantID, res.Page.ID, limit, offset)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"events": eventsJSON(list), "total": total, "limit": limit, "offset": offset})
+	return nil
 }

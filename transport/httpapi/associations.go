@@ -8,6 +8,7 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 )
 
@@ -29,50 +30,43 @@ func viewAssociation(a *page.Association) associationView {
 		RelationType: a.RelationType, TenantID: a.TenantID, CreatedAt: a.CreatedAt, CreatedBy: a.CreatedBy}
 }
 
-func (c *content) associate(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (c *content) associate(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	s := c.s
 	var body struct {
 		TargetPageID string `json:"targetPageId"`
 		RelationType string `json:"relationType"`
 	}
 	if err := s.decode(w, r, &body, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if body.TargetPageID == "" {
-		s.writeError(w, r, fault.Field("targetPageId", "required", "targetPageId is required"))
-		return
+		return fault.Field("targetPageId", "required", "targetPageId is required")
 	}
 	if body.RelationType == "" {
 		e := fault.Field("relationType", "required", "relationType is required: one of follow_up, duplicate, related, blocks, supersedes")
 		e.Details["allowed"] = page.RelationTypes
-		s.writeError(w, r, e)
-		return
+		return e
 	}
-	id := ps.ByName("id")
-	if len(id) > 64 {
-		s.writeError(w, r, fault.Missing("page", id))
-		return
-	}
-	a, err := ask[*page.Association](s, s.pages, id, &page.Associate{Caller: callerOf(who), TargetID: body.TargetPageID, RelationType: body.RelationType})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
+	}
+	a, err := registry.Call[*page.Association](r.Context(), s.pages, id, &page.Associate{Caller: callerOf(who), TargetID: body.TargetPageID, RelationType: body.RelationType})
+	if err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusCreated, viewAssociation(a))
+	return nil
 }
 
-func (c *content) listAssociations(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	s := c.s
-	id := ps.ByName("id")
-	if len(id) > 64 {
-		s.writeError(w, r, fault.Missing("page", id))
-		return
-	}
-	res, err := ask[*page.Associations](s, s.pages, id, &page.ListAssociations{Caller: callerOf(who)})
+func (c *content) listAssociations(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.Associations](r.Context(), c.s.pages, id, &page.ListAssociations{Caller: callerOf(who)})
+	if err != nil {
+		return err
 	}
 	out := make([]associationView, len(res.List))
 	for i, a := range res.List {
@@ -83,4 +77,5 @@ func (c *content) listAssociations(w http.ResponseWriter, r *http.Request, ps ht
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"associations": out})
+	return nil
 }

@@ -11,27 +11,22 @@ import (
 	"folio/actors/tenant"
 )
 
-// authed is a handler that runs only for a valid API key.
-type authed func(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal)
-
 // requireKey authenticates the bearer API key: missing or unknown (including a key
 // deleted a moment ago) is 401 UNAUTHORIZED.
-func (s *Server) requireKey(h authed) httprouter.Handle {
-	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Server) requireKey(h authed) handler {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 		token, ok := bearer(r)
 		if !ok {
-			s.writeError(w, r, fault.New(fault.Unauthorized, "an API key is required: send Authorization: Bearer sk_live_…", nil))
-			return
+			return fault.New(fault.Unauthorized, "an API key is required: send Authorization: Bearer sk_live_…", nil)
 		}
 		who, ok := principalFrom(r) // already authenticated by the rate-limit guard
 		if !ok {
 			who, ok = s.keys.Authenticate(token)
 		}
 		if !ok {
-			s.writeError(w, r, fault.New(fault.Unauthorized, "the API key is invalid or was revoked", nil))
-			return
+			return fault.New(fault.Unauthorized, "the API key is invalid or was revoked", nil)
 		}
-		h(w, r, ps, who)
+		return h(w, r, ps, who)
 	}
 }
 

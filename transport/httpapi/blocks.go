@@ -8,95 +8,104 @@ import (
 	"folio/actors/model/blocks"
 	"folio/actors/model/fault"
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 )
 
-func (s *Server) appendBlocks(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (s *Server) appendBlocks(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	var req struct {
 		Blocks []blocks.Block `json:"blocks"`
 	}
 	if err := s.decode(w, r, &req, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
-	res, err := s.askPage(ps.ByName("id"), &page.AppendBlocks{Caller: callerOf(who), Blocks: req.Blocks})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.Result](r.Context(), s.pages, id, &page.AppendBlocks{Caller: callerOf(who), Blocks: req.Blocks})
+	if err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"pageId": res.Page.ID, "version": res.Page.Version, "totalBlocks": len(res.Page.Blocks),
 		"appendedBlocks": len(res.BlockIDs), "appendedBlockIds": res.BlockIDs, "warnings": warningsOrEmpty(res.Warnings),
 	})
+	return nil
 }
 
-func (s *Server) fixBlock(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (s *Server) fixBlock(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	var req page.BlockPatch
 	if err := s.decode(w, r, &req, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if req.Data == nil && req.Type == nil && req.Title == nil && req.Group == nil && req.Tab == nil {
-		s.writeError(w, r, fault.Field("data", "required", "send at least one of data, type, title, group, tab"))
-		return
+		return fault.Field("data", "required", "send at least one of data, type, title, group, tab")
 	}
-	res, err := s.askPage(ps.ByName("id"), &page.FixBlock{Caller: callerOf(who), BlockID: ps.ByName("blockId"), Patch: &req})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.Result](r.Context(), s.pages, id, &page.FixBlock{Caller: callerOf(who), BlockID: ps.ByName("blockId"), Patch: &req})
+	if err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"pageId": res.Page.ID, "blockId": res.Block.ID, "version": res.Page.Version,
 		"block": res.Block, "warnings": warningsOrEmpty(res.Warnings),
 	})
+	return nil
 }
 
-func (s *Server) reorderBlocks(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (s *Server) reorderBlocks(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	var req struct {
 		BlockOrder *[]string `json:"block_order"`
 	}
 	if err := s.decode(w, r, &req, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if req.BlockOrder == nil {
-		s.writeError(w, r, fault.Field("block_order", "required", "block_order is required"))
-		return
+		return fault.Field("block_order", "required", "block_order is required")
 	}
-	res, err := s.askPage(ps.ByName("id"), &page.Reorder{Caller: callerOf(who), Order: *req.BlockOrder})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
-	s.writeBlockList(w, res)
+	res, err := registry.Call[*page.Result](r.Context(), s.pages, id, &page.Reorder{Caller: callerOf(who), Order: *req.BlockOrder})
+	if err != nil {
+		return err
+	}
+	writeBlockList(w, res)
+	return nil
 }
 
-func (s *Server) insertBlock(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (s *Server) insertBlock(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	var req struct {
 		Position *int          `json:"position"`
 		Block    *blocks.Block `json:"block"`
 	}
 	if err := s.decode(w, r, &req, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if req.Position == nil {
-		s.writeError(w, r, fault.Field("position", "required", "position is required"))
-		return
+		return fault.Field("position", "required", "position is required")
 	}
 	if req.Block == nil {
-		s.writeError(w, r, fault.Field("block", "required", "block is required"))
-		return
+		return fault.Field("block", "required", "block is required")
 	}
-	res, err := s.askPage(ps.ByName("id"), &page.Insert{Caller: callerOf(who), Position: *req.Position, Block: *req.Block})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
-	s.writeBlockList(w, res)
+	res, err := registry.Call[*page.Result](r.Context(), s.pages, id, &page.Insert{Caller: callerOf(who), Position: *req.Position, Block: *req.Block})
+	if err != nil {
+		return err
+	}
+	writeBlockList(w, res)
+	return nil
 }
 
-func (s *Server) writeBlockList(w http.ResponseWriter, res *page.Result) {
+func writeBlockList(w http.ResponseWriter, res *page.Result) {
 	out := map[string]any{"pageId": res.Page.ID, "version": res.Page.Version, "totalBlocks": len(res.Page.Blocks), "blockIds": res.Page.BlockIDs()}
 	if res.Block != nil {
 		out["blockId"] = res.Block.ID

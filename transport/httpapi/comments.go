@@ -7,6 +7,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/page"
+	"folio/actors/registry"
 )
 
 // commentView is the comment object (specification §2.5).
@@ -31,84 +32,98 @@ func viewComment(c *page.Comment) commentView {
 }
 
 // addComment is POST /v1/pages/:id/comments.
-func (rt *realtime) addComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (rt *realtime) addComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var req page.CommentRequest
-	v, ok := rt.viewerWithBody(w, r, &req, false)
-	if !ok {
-		return
-	}
-	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.AddComment{Viewer: v, Req: &req})
+	v, err := rt.viewerWithBody(w, r, &req, false)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	id, err := pageID(ps.ByName("id"))
+	if err != nil {
+		return err
+	}
+	res, err := registry.Call[*page.CommentResult](r.Context(), rt.pages, id, &page.AddComment{Viewer: v, Req: &req})
+	if err != nil {
+		return err
 	}
 	out := viewComment(res.Comment)
 	out.EditToken = res.EditToken
 	writeJSON(w, http.StatusCreated, out)
+	return nil
 }
 
 // listComments is GET /v1/pages/:id/comments (no credential on public pages).
-func (rt *realtime) listComments(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (rt *realtime) listComments(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	v, err := rt.viewerOf(r)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
-	limit, offset, err := pageParams(r, 500, 1000)
+	limit, offset, err := limitOffset(r, 500, 1000)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
-	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.ListComments{Viewer: v, Limit: limit, Offset: offset})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.CommentResult](r.Context(), rt.pages, id, &page.ListComments{Viewer: v, Limit: limit, Offset: offset})
+	if err != nil {
+		return err
 	}
 	out := make([]commentView, len(res.Comments))
 	for i, c := range res.Comments {
 		out[i] = viewComment(c)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"comments": out, "total": res.Total})
+	return nil
 }
 
 // editComment is PATCH /v1/pages/:id/comments/:commentId.
-func (rt *realtime) editComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (rt *realtime) editComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var req struct {
 		Content        *string `json:"content"`
 		EditorIdentity string  `json:"editor_identity"`
 		EditToken      string  `json:"edit_token"`
 	}
-	v, ok := rt.viewerWithBody(w, r, &req, false)
-	if !ok {
-		return
+	v, err := rt.viewerWithBody(w, r, &req, false)
+	if err != nil {
+		return err
 	}
-	res, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.EditComment{Viewer: v, CommentID: ps.ByName("commentId"),
+	id, err := pageID(ps.ByName("id"))
+	if err != nil {
+		return err
+	}
+	res, err := registry.Call[*page.CommentResult](r.Context(), rt.pages, id, &page.EditComment{Viewer: v, CommentID: ps.ByName("commentId"),
 		Content: req.Content, EditorIdentity: req.EditorIdentity, EditToken: req.EditToken})
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, viewComment(res.Comment))
+	return nil
 }
 
 // deleteComment is DELETE /v1/pages/:id/comments/:commentId; deleter_identity comes
 // in an optional JSON body or the query.
-func (rt *realtime) deleteComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (rt *realtime) deleteComment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var req struct {
 		DeleterIdentity string `json:"deleter_identity"`
 		EditToken       string `json:"edit_token"`
 	}
-	v, ok := rt.viewerWithBody(w, r, &req, true)
-	if !ok {
-		return
+	v, err := rt.viewerWithBody(w, r, &req, true)
+	if err != nil {
+		return err
 	}
 	if req.DeleterIdentity == "" {
 		req.DeleterIdentity = r.URL.Query().Get("deleter_identity")
 	}
-	if _, err := askPageAs[*page.CommentResult](rt.Server, ps.ByName("id"), &page.DeleteComment{Viewer: v, CommentID: ps.ByName("commentId"),
+	id, err := pageID(ps.ByName("id"))
+	if err != nil {
+		return err
+	}
+	if _, err := registry.Call[*page.CommentResult](r.Context(), rt.pages, id, &page.DeleteComment{Viewer: v, CommentID: ps.ByName("commentId"),
 		DeleterIdentity: req.DeleterIdentity, EditToken: req.EditToken}); err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"folio/actors/callback"
 	"folio/actors/model/fault"
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
 )
@@ -21,14 +22,10 @@ type DeliveryDeps struct {
 	Dispatcher *callback.Dispatcher
 }
 
-// MountDelivery registers the delivery routes: the approval chain status,
-// the delivery log of a page and manual redelivery.
+// MountDelivery registers the delivery routes (routes.go): the approval chain
+// status, the delivery log of a page and manual redelivery.
 func (s *Server) MountDelivery(deps DeliveryDeps) {
-	h := &deliveryHandlers{s: s, deps: deps}
-	s.Handle("GET", "/v1/pages/:id/approval", s.requireKey(h.approval))
-	s.Handle("GET", "/v1/pages/:id/deliveries", s.requireKey(h.list))
-	s.Handle("GET", "/v1/deliveries/:id", s.requireKey(h.get))
-	s.Handle("POST", "/v1/deliveries/:id/retry", s.requireKey(h.retry))
+	(&deliveryHandlers{s: s, deps: deps}).routes()
 }
 
 type deliveryHandlers struct {
@@ -38,83 +35,80 @@ type deliveryHandlers struct {
 
 // approval is GET /v1/pages/:id/approval: the chain status of specification 2.5;
 // 404 when the page has no approval chain.
-func (h *deliveryHandlers) approval(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	res, err := h.s.askPage(ps.ByName("id"), &page.Get{Caller: callerOf(who)})
+func (h *deliveryHandlers) approval(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.Result](r.Context(), h.s.pages, id, &page.Get{Caller: callerOf(who)})
+	if err != nil {
+		return err
 	}
 	if res.Page.Approval == nil {
-		h.s.writeError(w, r, fault.New(fault.NotFound, "this page has no approval chain", map[string]any{"resource": "approval_chain", "id": res.Page.ID}))
-		return
+		return fault.New(fault.NotFound, "this page has no approval chain", map[string]any{"resource": "approval_chain", "id": res.Page.ID})
 	}
 	writeJSON(w, http.StatusOK, struct {
 		PageID string `json:"pageId"`
 		page.ChainView
 	}{res.Page.ID, res.Page.Approval.View()})
+	return nil
 }
 
 // list is GET /v1/pages/:id/deliveries: every callback and notification of the page
 // with its attempts, newest first.
-func (h *deliveryHandlers) list(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	q := r.URL.Query()
-	limit, err := intParam(q.Get("limit"), "limit", 50, 1, 200)
+func (h *deliveryHandlers) list(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	limit, offset, err := limitOffset(r, 50, 200)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
-	offset, err := intParam(q.Get("offset"), "offset", 0, 0, 1<<31-1)
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
-	res, err := h.s.askPage(ps.ByName("id"), &page.Get{Caller: callerOf(who)})
+	res, err := registry.Call[*page.Result](r.Context(), h.s.pages, id, &page.Get{Caller: callerOf(who)})
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	rows, total, err := callback.ListPage(h.deps.Store, res.Page.ID, limit, offset)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	out := make([]deliveryView, len(rows))
 	for i, d := range rows {
 		out[i] = viewDelivery(d)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"deliveries": out, "total": total, "limit": limit, "offset": offset})
+	return nil
 }
 
 // get is GET /v1/deliveries/:id.
-func (h *deliveryHandlers) get(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (h *deliveryHandlers) get(w http.ResponseWriter, _ *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	id := ps.ByName("id")
 	d, err := callback.Load(h.deps.Store, id)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	if d == nil || d.TenantID != who.TenantID {
-		h.s.writeError(w, r, fault.Missing("delivery", id))
-		return
+		return fault.Missing("delivery", id)
 	}
 	writeJSON(w, http.StatusOK, viewDelivery(d))
+	return nil
 }
 
 // retry is POST /v1/deliveries/:id/retry: one more attempt at once, with the same
 // event id and body bytes. 202: the attempt runs in the background (see GET
 // /v1/deliveries/:id); 409 while an attempt is in flight.
-func (h *deliveryHandlers) retry(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (h *deliveryHandlers) retry(w http.ResponseWriter, _ *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	id := ps.ByName("id")
 	if len(id) > 128 {
-		h.s.writeError(w, r, fault.Missing("delivery", id))
-		return
+		return fault.Missing("delivery", id)
 	}
 	d, err := h.deps.Dispatcher.Retry(who.TenantID, id)
 	if err != nil {
-		h.s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": d.ID, "pageId": d.PageID, "eventId": d.EventID, "status": "queued", "queuedAt": h.s.now().UTC()})
+	return nil
 }
 
 // deliveryView is one delivery of the log.

@@ -13,6 +13,7 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
 )
@@ -60,16 +61,19 @@ func viewFile(f *page.File) fileView {
 }
 
 // presign is POST /v1/pages/:id/files/presign (credential optional on public pages).
-func (rt *realtime) presign(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (rt *realtime) presign(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var req page.FileRequest
-	v, ok := rt.viewerWithBody(w, r, &req, false)
-	if !ok {
-		return
-	}
-	res, err := askPageAs[*page.Presigned](rt.Server, ps.ByName("id"), &page.PresignFile{Viewer: v, Req: &req})
+	v, err := rt.viewerWithBody(w, r, &req, false)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	id, err := pageID(ps.ByName("id"))
+	if err != nil {
+		return err
+	}
+	res, err := registry.Call[*page.Presigned](r.Context(), rt.pages, id, &page.PresignFile{Viewer: v, Req: &req})
+	if err != nil {
+		return err
 	}
 	exp := res.ExpiresAt
 	size := strconv.FormatInt(res.SizeBytes, 10)
@@ -80,6 +84,7 @@ func (rt *realtime) presign(w http.ResponseWriter, r *http.Request, ps httproute
 		"sizeBytes": res.SizeBytes, "uploadedBy": res.UploadedBy, "uploadType": res.UploadType,
 		"expiresAt": exp.UTC().Truncate(time.Second),
 	})
+	return nil
 }
 
 // signedPath splits /<prefix><token>/<url-encoded key> (read from the raw path, so an
@@ -103,27 +108,23 @@ func signedPath(r *http.Request, prefix string) (token, key string, ok bool) {
 func forbidden(msg string) error { return fault.New(fault.Forbidden, msg, nil) }
 
 // upload is PUT /v1/storage/upload/…: the raw bytes of a presigned file.
-func (rt *realtime) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (rt *realtime) upload(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	token, key, ok := signedPath(r, uploadPrefix)
 	if !ok {
-		rt.writeError(w, r, forbidden("the upload address is not valid"))
-		return
+		return forbidden("the upload address is not valid")
 	}
 	sizeStr, sig, found := strings.Cut(token, "-")
 	size, err := strconv.ParseInt(sizeStr, 10, 64)
 	if !found || err != nil || size < 0 || !rt.d.Blobs.Verify(sig, "put", key, rt.now(), sizeStr) {
-		rt.writeError(w, r, forbidden("the upload address is not valid or has expired: presign again"))
-		return
+		return forbidden("the upload address is not valid or has expired: presign again")
 	}
 	if size > rt.d.MaxUpload {
-		rt.writeError(w, r, forbidden("the upload address is not valid"))
-		return
+		return forbidden("the upload address is not valid")
 	}
 	if r.ContentLength >= 0 && r.ContentLength != size {
 		e := fault.Field("body", "size_bytes", "the body must be exactly %d bytes, as presigned (got %d)", size, r.ContentLength)
 		e.Details["expected"] = size
-		rt.writeError(w, r, e)
-		return
+		return e
 	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(transferTimeout))
@@ -131,31 +132,28 @@ func (rt *realtime) upload(w http.ResponseWriter, r *http.Request, _ httprouter.
 	body := http.MaxBytesReader(w, r.Body, size+1)
 	switch err := rt.d.Blobs.Put(key, body, size); {
 	case errors.Is(err, persistence.ErrBlobExists):
-		rt.writeError(w, r, fault.New(fault.Conflict, "this file was already uploaded", map[string]any{"storage_key": key}))
-		return
+		return fault.New(fault.Conflict, "this file was already uploaded", map[string]any{"storage_key": key})
 	case errors.Is(err, persistence.ErrBlobSize):
 		e := fault.Field("body", "size_bytes", "the body must be exactly %d bytes, as presigned", size)
 		e.Details["expected"] = size
-		rt.writeError(w, r, e)
-		return
+		return e
 	case err != nil:
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			rt.writeError(w, r, fault.Field("body", "size_bytes", "the body must be exactly %d bytes, as presigned", size))
-			return
+			return fault.Field("body", "size_bytes", "the body must be exactly %d bytes, as presigned", size)
 		}
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"storageKey": key, "sizeBytes": size})
+	return nil
 }
 
 // completeUpload is POST /v1/pages/:id/files/complete.
-func (rt *realtime) completeUpload(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (rt *realtime) completeUpload(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var req page.FileRequest
-	v, ok := rt.viewerWithBody(w, r, &req, false)
-	if !ok {
-		return
+	v, err := rt.viewerWithBody(w, r, &req, false)
+	if err != nil {
+		return err
 	}
 	size := int64(-1)
 	if req.StorageKey != nil && *req.StorageKey != "" && len(*req.StorageKey) <= 1024 {
@@ -163,51 +161,61 @@ func (rt *realtime) completeUpload(w http.ResponseWriter, r *http.Request, ps ht
 			size = n
 		}
 	}
-	res, err := askPageAs[*page.FileResult](rt.Server, ps.ByName("id"), &page.CompleteFile{Viewer: v, Req: &req, Size: size})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.FileResult](r.Context(), rt.pages, id, &page.CompleteFile{Viewer: v, Req: &req, Size: size})
+	if err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusCreated, viewFile(res.File))
+	return nil
 }
 
 // listFiles is GET /v1/pages/:id/files (no credential on public pages).
-func (rt *realtime) listFiles(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (rt *realtime) listFiles(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	v, err := rt.viewerOf(r)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
-	res, err := askPageAs[*page.FileResult](rt.Server, ps.ByName("id"), &page.ListFiles{Viewer: v})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.FileResult](r.Context(), rt.pages, id, &page.ListFiles{Viewer: v})
+	if err != nil {
+		return err
 	}
 	out := make([]fileListItem, len(res.Files))
 	for i, f := range res.Files {
 		out[i] = fileListItem{ID: f.ID, Filename: f.Filename, MimeType: f.MimeType, SizeBytes: f.SizeBytes, UploadedBy: f.UploadedBy, CreatedAt: f.CreatedAt}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"files": out})
+	return nil
 }
 
 // download is GET /v1/pages/:id/files/:fileId/download: 302 to a signed address that
 // expires (a file of another page, or a deleted one, is 404).
-func (rt *realtime) download(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (rt *realtime) download(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	v, err := rt.viewerOf(r)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
-	res, err := askPageAs[*page.FileResult](rt.Server, ps.ByName("id"), &page.GetFile{Viewer: v, FileID: ps.ByName("fileId")})
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.FileResult](r.Context(), rt.pages, id, &page.GetFile{Viewer: v, FileID: ps.ByName("fileId")})
+	if err != nil {
+		return err
 	}
 	key, who := res.File.StorageKey, signedFor(v)
 	token := who + "." + rt.d.Blobs.Sign("get", key, rt.now().Add(rt.d.DownloadTTL), who)
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Location", downloadPrefix+token+"/"+url.PathEscape(key))
 	w.WriteHeader(http.StatusFound)
+	return nil
 }
 
 // signedFor names, inside a signed download address, whom it was signed for: the
@@ -235,31 +243,31 @@ func viewerSignedFor(who string) (page.Viewer, bool) {
 // that browsers never render or sniff. The address proves it was signed recently for
 // someone; the page then decides, now, whether that someone may still read the file
 // (the page may have turned private or been revoked since).
-func (rt *realtime) serveBlob(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (rt *realtime) serveBlob(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	token, key, ok := signedPath(r, downloadPrefix)
 	who, sig, _ := strings.Cut(token, ".")
 	v, known := viewerSignedFor(who)
 	if !ok || !known || !rt.d.Blobs.Verify(sig, "get", key, rt.now(), who) {
-		rt.writeError(w, r, forbidden("the download address is not valid or has expired"))
-		return
+		return forbidden("the download address is not valid or has expired")
 	}
 	f := page.FileByStorageKey(rt.store, key)
 	if f == nil {
-		rt.writeError(w, r, fault.Missing("file", key))
-		return
+		return fault.Missing("file", key)
 	}
-	if _, err := askPageAs[*page.FileResult](rt.Server, f.PageID, &page.GetFile{Viewer: v, FileID: f.ID}); err != nil {
+	id, err := pageID(f.PageID)
+	if err != nil {
+		return err
+	}
+	if _, err := registry.Call[*page.FileResult](r.Context(), rt.pages, id, &page.GetFile{Viewer: v, FileID: f.ID}); err != nil {
 		var fe *fault.Error
 		if errors.As(err, &fe) && fe.Code == fault.Unauthorized {
 			err = forbidden("the page no longer lets the reader this address was signed for see its files")
 		}
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	blob, err := rt.d.Blobs.Open(key)
 	if err != nil {
-		rt.writeError(w, r, fault.Missing("file", f.ID))
-		return
+		return fault.Missing("file", f.ID)
 	}
 	defer blob.Close()
 	// A large file over a slow link may take longer than the server's write timeout.
@@ -271,18 +279,23 @@ func (rt *realtime) serveBlob(w http.ResponseWriter, r *http.Request, _ httprout
 	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	h.Set("Cache-Control", "private, no-store")
 	http.ServeContent(w, r, "", f.CreatedAt, blob)
+	return nil
 }
 
 // deleteFile is DELETE /v1/pages/:id/files/:fileId (the owner's key): the record
 // goes in the page's commit, then the bytes.
-func (rt *realtime) deleteFile(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	res, err := askPageAs[*page.FileResult](rt.Server, ps.ByName("id"), &page.DeleteFile{Caller: callerOf(who), FileID: ps.ByName("fileId")})
+func (rt *realtime) deleteFile(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.FileResult](r.Context(), rt.pages, id, &page.DeleteFile{Caller: callerOf(who), FileID: ps.ByName("fileId")})
+	if err != nil {
+		return err
 	}
 	if err := rt.d.Blobs.Delete(res.File.StorageKey); err != nil {
 		rt.log.Error("delete blob", "storage_key", res.File.StorageKey, "err", err)
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

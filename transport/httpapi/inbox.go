@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 
 	"folio/actors/inbox"
 	"folio/actors/model/fault"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 )
 
@@ -30,38 +30,27 @@ type inboxEntryView struct {
 var inboxStatuses = map[string]bool{inbox.Unread: true, inbox.Read: true, inbox.Archived: true}
 var inboxPriorities = map[string]bool{"low": true, "normal": true, "high": true, "urgent": true}
 
-func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
+	limit, offset, err := limitOffset(r, 50, 200)
+	if err != nil {
+		return err
+	}
 	q := r.URL.Query()
-	limit, err := intParam(q.Get("limit"), "limit", 50, 1, 200)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	offset, err := intParam(q.Get("offset"), "offset", 0, 0, 1<<31-1)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	f := inbox.Filter{Status: q.Get("status"), Priority: q.Get("priority"), PageType: q.Get("pageType"), Limit: limit, Offset: offset}
 	if f.PageType == "" {
 		f.PageType = q.Get("page_type")
 	}
 	switch {
 	case f.Status != "" && !inboxStatuses[f.Status]:
-		err = fault.Field("status", "enum", "status must be unread, read or archived")
+		return fault.Field("status", "enum", "status must be unread, read or archived")
 	case f.Priority != "" && !inboxPriorities[f.Priority]:
-		err = fault.Field("priority", "enum", "priority must be one of low, normal, high, urgent")
+		return fault.Field("priority", "enum", "priority must be one of low, normal, high, urgent")
 	case len(f.PageType) > 64:
-		err = fault.Field("pageType", "max_length", "pageType is longer than 64 characters")
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return fault.Field("pageType", "max_length", "pageType is longer than 64 characters")
 	}
 	entries, total, err := inbox.List(s.store, who.TenantID, f)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	now := s.now()
 	out := make([]inboxEntryView, len(entries))
@@ -70,51 +59,37 @@ func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, _ httprouter.
 			Starred: e.Starred, Priority: e.Priority, CreatedAt: e.CreatedAt, PageStatus: e.EffectivePageStatus(now), Decision: optString(e.Decision)}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"entries": out, "total": total, "limit": limit, "offset": offset})
+	return nil
 }
 
-func (s *Server) readInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	s.changeInbox(w, r, who, &inbox.MarkRead{EntryID: ps.ByName("id")})
+func (s *Server) readInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	return s.changeInbox(w, r, who, ps.ByName("id"), &inbox.MarkRead{EntryID: ps.ByName("id")})
 }
 
-func (s *Server) starInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (s *Server) starInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	var req struct {
 		Starred *bool `json:"starred"`
 	}
 	if err := s.decode(w, r, &req, true); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	starred := req.Starred == nil || *req.Starred // omitted means true
-	s.changeInbox(w, r, who, &inbox.Star{EntryID: ps.ByName("id"), Starred: starred})
+	return s.changeInbox(w, r, who, ps.ByName("id"), &inbox.Star{EntryID: ps.ByName("id"), Starred: starred})
 }
 
-func (s *Server) archiveInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	s.changeInbox(w, r, who, &inbox.Archive{EntryID: ps.ByName("id")})
+func (s *Server) archiveInbox(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	return s.changeInbox(w, r, who, ps.ByName("id"), &inbox.Archive{EntryID: ps.ByName("id")})
 }
 
-// changeInbox sends a reading-state command to the tenant's InboxActor: 204, or
-// 404 for an entry that is unknown or another tenant's.
-func (s *Server) changeInbox(w http.ResponseWriter, r *http.Request, who tenant.Principal, msg any) {
-	id := ""
-	switch m := msg.(type) {
-	case *inbox.MarkRead:
-		id = m.EntryID
-	case *inbox.Star:
-		id = m.EntryID
-	case *inbox.Archive:
-		id = m.EntryID
-	}
+// changeInbox sends a reading-state command about entry id to the tenant's
+// InboxActor: 204, or 404 for an entry that is unknown or another tenant's.
+func (s *Server) changeInbox(w http.ResponseWriter, r *http.Request, who tenant.Principal, id string, msg any) error {
 	if id == "" || len(id) > 64 {
-		s.writeError(w, r, fault.Missing("inbox entry", id))
-		return
+		return fault.Missing("inbox entry", id)
 	}
-	res, err := s.tenancy.Inbox.Ask(context.Background(), who.TenantID, msg)
-	if err == nil {
-		err, _ = res.(error)
-	}
-	if err != nil {
-		s.writeError(w, r, err)
-		return
+	if _, err := registry.Call[*inbox.Changed](r.Context(), s.tenancy.Inbox, who.TenantID, msg); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

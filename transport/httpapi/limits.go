@@ -40,7 +40,8 @@ type tenancy struct {
 	signups   *Limiter // registrations by client address
 }
 
-// MountTenancy registers the area's routes and turns on its request guard.
+// MountTenancy registers the area's routes (routes.go) and turns on its request
+// guard.
 func (s *Server) MountTenancy(d TenancyDeps) {
 	if d.AnonPerMinute <= 0 {
 		d.AnonPerMinute = 120
@@ -53,15 +54,7 @@ func (s *Server) MountTenancy(d TenancyDeps) {
 		addresses: NewLimiter(s.now, d.MaxBuckets),
 		signups:   NewLimiter(s.now, d.MaxBuckets),
 	}
-	s.Handle("GET", "/v1/inbox", s.requireKey(s.listInbox))
-	s.Handle("PATCH", "/v1/inbox/:id/read", s.requireKey(s.readInbox))
-	s.Handle("PATCH", "/v1/inbox/:id/star", s.requireKey(s.starInbox))
-	s.Handle("DELETE", "/v1/inbox/:id", s.requireKey(s.archiveInbox))
-	s.Handle("GET", "/v1/tenant/dashboard", s.requireKey(s.dashboard))
-	s.Handle("GET", "/v1/quality-score", s.requireKey(s.qualityScore))
-	if d.AdminToken != "" {
-		s.mountAdmin()
-	}
+	s.tenancyRoutes()
 }
 
 // SweepLimiters drops idle buckets (the area runs it periodically).
@@ -84,58 +77,53 @@ func principalFrom(r *http.Request) (tenant.Principal, bool) {
 // unguarded routes: probes must answer whatever the load.
 var unguarded = map[string]bool{"/healthz": true, "/metrics": true}
 
-// guard wraps every route (see Handle). With limits enforced, a request carrying a
+// guard wraps every route (see handle). With limits enforced, a request carrying a
 // valid API key spends a token of its tenant's bucket (all the tenant's keys share
 // it; the rate is its plan's) and the principal is handed on so requireKey does not
 // authenticate twice; any other request spends a token of its client address's
 // bucket. Every limited response carries RateLimit and RateLimit-Policy; a refused
 // one is 429 RATE_LIMITED with Retry-After.
-func (s *Server) guard(path string, h httprouter.Handle) httprouter.Handle {
+func (s *Server) guard(path string, h handler) handler {
 	if unguarded[path] {
 		return h
 	}
 	register := path == "/v1/auth/agent/register"
-	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	return func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 		t := s.tenancy
 		if t == nil || !t.Enforce {
-			h(w, r, ps)
-			return
+			return h(w, r, ps)
 		}
 		if token, ok := bearer(r); ok && tenant.IsAPIKey(token) {
 			if who, ok := s.keys.Authenticate(token); ok {
 				plan, _ := t.Book.Limits(who.TenantID)
-				d := t.tenants.Take(who.TenantID, plan.RequestsPerMinute)
-				if !s.admit(w, r, plan.Name, "tenant", d) {
-					return
+				if err := admit(w, plan.Name, "tenant", t.tenants.Take(who.TenantID, plan.RequestsPerMinute)); err != nil {
+					return err
 				}
-				h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)), ps)
-				return
+				return h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)), ps)
 			}
 		}
 		addr := clientAddress(r)
 		if register {
 			if d := t.signups.Take(addr, t.RegisterPerMinute); !d.Allowed {
-				s.admit(w, r, "register", "address", d)
-				return
+				return admit(w, "register", "address", d)
 			}
 		}
-		if !s.admit(w, r, "anonymous", "address", t.addresses.Take(addr, t.AnonPerMinute)) {
-			return
+		if err := admit(w, "anonymous", "address", t.addresses.Take(addr, t.AnonPerMinute)); err != nil {
+			return err
 		}
-		h(w, r, ps)
+		return h(w, r, ps)
 	}
 }
 
-// admit writes the rate headers and, when refused, the 429.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, policy, scope string, d Decision) bool {
+// admit writes the rate headers and, when the request is refused, returns the 429.
+func admit(w http.ResponseWriter, policy, scope string, d Decision) error {
 	setRateHeaders(w.Header(), policy, d)
 	if d.Allowed {
-		return true
+		return nil
 	}
 	retry := ceilSeconds(d.RetryAfter)
-	s.writeError(w, r, fault.New(fault.RateLimited, "too many requests: "+strconv.Itoa(d.Limit)+" per minute allowed; retry in "+strconv.Itoa(retry)+" s",
-		map[string]any{"limit": "requests_per_minute", "requests_per_minute": d.Limit, "scope": scope, "policy": policy, "retry_after": retry}))
-	return false
+	return fault.New(fault.RateLimited, "too many requests: "+strconv.Itoa(d.Limit)+" per minute allowed; retry in "+strconv.Itoa(retry)+" s",
+		map[string]any{"limit": "requests_per_minute", "requests_per_minute": d.Limit, "scope": scope, "policy": policy, "retry_after": retry})
 }
 
 // pageQuota is a reservation of room in a tenant's monthly page quota.
@@ -147,20 +135,20 @@ type pageQuota struct {
 }
 
 // reserveQuota holds room for n new live pages in the tenant's monthly quota before
-// they are created. It writes the 429 itself (Retry-After until the UTC month
-// turns) and returns false; otherwise settle the reservation once the creation is
-// over. Test keys and unlimited plans reserve nothing.
-func (s *Server) reserveQuota(w http.ResponseWriter, r *http.Request, who tenant.Principal, n int) (*pageQuota, bool) {
+// they are created; settle the reservation once the creation is over. A full quota
+// is the 429 error, with Retry-After (until the UTC month turns) already set on w.
+// Test keys and unlimited plans reserve nothing.
+func (s *Server) reserveQuota(w http.ResponseWriter, r *http.Request, who tenant.Principal, n int) (*pageQuota, error) {
 	q := &pageQuota{s: s, tenant: who.TenantID, pages: n}
 	t := s.tenancy
 	if t == nil || !t.Enforce || who.Test {
-		return q, true
+		return q, nil
 	}
 	plan, found := t.Book.Limits(who.TenantID)
 	if !found || plan.PagesPerMonth <= 0 {
-		return q, true
+		return q, nil
 	}
-	res, err := ask[*tenant.Reservation](s, s.tenants, who.TenantID, &tenant.Reserve{Pages: n, Limit: plan.PagesPerMonth})
+	res, err := registry.Call[*tenant.Reservation](r.Context(), s.tenants, who.TenantID, &tenant.Reserve{Pages: n, Limit: plan.PagesPerMonth})
 	if err != nil {
 		var fe *fault.Error
 		if errors.As(err, &fe) && fe.Code == fault.RateLimited {
@@ -170,11 +158,10 @@ func (s *Server) reserveQuota(w http.ResponseWriter, r *http.Request, who tenant
 			fe.Details["retry_after"] = wait
 			w.Header().Set("Retry-After", strconv.Itoa(wait))
 		}
-		s.writeError(w, r, err)
-		return nil, false
+		return nil, err
 	}
 	q.id = res.ID
-	return q, true
+	return q, nil
 }
 
 // settle ends the reservation with the creation's outcome: nil err means all pages
@@ -196,12 +183,12 @@ func (q *pageQuota) settle(err error) {
 // reservePages is reserveQuota for callers that cannot tell the outcome apart
 // (workflows): release settles it as unknown, i.e. counted as created until the
 // tenant's ledger next re-reads the committed count (see actors/tenant/quota.go).
-func (s *Server) reservePages(w http.ResponseWriter, r *http.Request, who tenant.Principal, n int) (release func(), ok bool) {
-	q, ok := s.reserveQuota(w, r, who, n)
-	if !ok {
-		return nil, false
+func (s *Server) reservePages(w http.ResponseWriter, r *http.Request, who tenant.Principal, n int) (release func(), err error) {
+	q, err := s.reserveQuota(w, r, who, n)
+	if err != nil {
+		return nil, err
 	}
-	return func() { q.settle(errUnknownOutcome) }, true
+	return func() { q.settle(errUnknownOutcome) }, nil
 }
 
 var errUnknownOutcome = errors.New("outcome unknown")

@@ -16,7 +16,8 @@ var openapiDoc []byte
 // OpenAPI returns the document (for tests and tools).
 func OpenAPI() []byte { return openapiDoc }
 
-func (s *Server) openapi(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+func (s *Server) openapi(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) error {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(openapiDoc)
+	return nil
 }

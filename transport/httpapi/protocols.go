@@ -20,31 +20,28 @@ import (
 // actions (transport/protocols), then publish an active page exactly as
 // POST /v1/publish does; the translator's warnings come before the catalog's.
 
-func (c *content) publishA2UI(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
-	c.publishProtocol(w, r, who, protocols.FromA2UI, "a2ui")
+func (c *content) publishA2UI(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
+	return c.publishProtocol(w, r, who, protocols.FromA2UI, "a2ui")
 }
 
-func (c *content) publishAGUI(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
-	c.publishProtocol(w, r, who, protocols.FromAGUI, "ag-ui")
+func (c *content) publishAGUI(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
+	return c.publishProtocol(w, r, who, protocols.FromAGUI, "ag-ui")
 }
 
-func (c *content) publishProtocol(w http.ResponseWriter, r *http.Request, who tenant.Principal, translate func([]byte) (protocols.Page, error), kind string) {
+func (c *content) publishProtocol(w http.ResponseWriter, r *http.Request, who tenant.Principal, translate func([]byte) (protocols.Page, error), kind string) error {
 	s := c.s
 	raw, err := s.readBody(w, r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	tp, err := translate(raw)
 	if err != nil {
-		s.writeError(w, r, translationError(err))
-		return
+		return translationError(err)
 	}
 	var extras pageExtras
 	if t := bytes.TrimSpace(raw); t[0] == '{' && json.Valid(t) {
 		if err := decodeBytes(t, &extras); err != nil {
-			s.writeError(w, r, err)
-			return
+			return err
 		}
 	}
 	warnings := tp.Warnings
@@ -64,7 +61,7 @@ func (c *content) publishProtocol(w http.ResponseWriter, r *http.Request, who te
 	}
 	req := page.Request{Title: &title, PageType: &pageType, Blocks: &tp.Blocks, Actions: &actions}
 	extras.onto(&req)
-	s.createWith(w, r, who, &req, true, warnings)
+	return s.createWith(w, r, who, &req, true, warnings)
 }
 
 // translationError turns a translator's refusal into the 400 envelope naming the

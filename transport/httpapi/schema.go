@@ -24,21 +24,12 @@ type ContentDeps struct {
 	TitleChars int
 }
 
-// MountContent registers the Content area's routes.
+// MountContent registers the Content area's routes (routes.go).
 func (s *Server) MountContent(d ContentDeps) {
 	if d.TitleChars <= 0 {
 		d.TitleChars = page.DefaultLimits.TitleChars
 	}
-	c := &content{s: s, d: d}
-	s.Handle("GET", "/v1/schema/blocks", c.blockSchema)
-	s.Handle("POST", "/v1/publish/a2ui", s.requireKey(c.publishA2UI))
-	s.Handle("POST", "/v1/publish/ag-ui", s.requireKey(c.publishAGUI))
-	s.Handle("GET", "/v1/templates", s.requireKey(c.listTemplates))
-	s.Handle("POST", "/v1/publish/template/:name", s.requireKey(c.publishTemplate))
-	s.Handle("POST", "/v1/workflows", s.requireKey(c.createWorkflow))
-	s.Handle("GET", "/v1/workflows/:groupId", s.requireKey(c.getWorkflow))
-	s.Handle("POST", "/v1/pages/:id/associations", s.requireKey(c.associate))
-	s.Handle("GET", "/v1/pages/:id/associations", s.requireKey(c.listAssociations))
+	(&content{s: s, d: d}).routes()
 }
 
 type content struct {
@@ -48,11 +39,12 @@ type content struct {
 
 // blockSchema serves the block catalog's JSON Schema (2020-12). No credential: agents
 // validate before they have a key.
-func (c *content) blockSchema(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+func (c *content) blockSchema(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) error {
 	w.Header().Set("Content-Type", "application/schema+json")
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(blocks.Schema())
+	return nil
 }
 
 // readBody reads the raw body (at most maxBody bytes), for routes whose body is not

@@ -10,7 +10,6 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"folio/actors/model/fault"
 	"folio/actors/page"
@@ -40,8 +39,6 @@ type Config struct {
 	DefaultPlan string
 	Registry    *prometheus.Registry
 	Log         *slog.Logger
-	// Extra lets other transports (web pages, streams) add routes to the same router.
-	Extra func(r *httprouter.Router)
 }
 
 // Server is the HTTP API.
@@ -61,7 +58,7 @@ type Server struct {
 	router      *httprouter.Router
 	routesMu    sync.Mutex
 	registered  []string // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
-	tenancy     *tenancy // rate limits, quotas, inbox (tenancy.go); nil until MountTenancy
+	tenancy     *tenancy // rate limits, quotas, inbox (limits.go); nil until MountTenancy
 }
 
 // New builds the server and its routes.
@@ -92,9 +89,6 @@ func New(c Config) *Server {
 	}
 	s.router = r
 	s.routes(c.Registry)
-	if c.Extra != nil {
-		c.Extra(r)
-	}
 	return s
 }
 
@@ -107,18 +101,25 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
-// Router exposes the router so other transports can register routes.
-func (s *Server) Router() *httprouter.Router { return s.router }
-
 // SetReady flips /healthz to 200 once the store is open and timers are armed.
 func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
 
-// Handle registers a route with metrics, for this package and its siblings.
+// Handle registers a route whose handler answers every request itself (the pages
+// for people, transport/web), with the same metrics and rate-limit guard as the API's.
 func (s *Server) Handle(method, path string, h httprouter.Handle) {
+	s.handle(method, path, func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+		h(w, r, ps)
+		return nil
+	})
+}
+
+// handle registers an API route (routes.go): metrics around the adapter that writes
+// a returned error (serve), around the rate-limit guard, around the handler.
+func (s *Server) handle(method, path string, h handler) {
 	s.routesMu.Lock()
 	s.registered = append(s.registered, method+" "+openapiPath(path))
 	s.routesMu.Unlock()
-	s.router.Handle(method, path, s.metrics.observe(method, path, s.guard(path, h)))
+	s.router.Handle(method, path, s.metrics.observe(method, path, s.serve(s.guard(path, h))))
 }
 
 // Routes lists every registered route as "METHOD /path/{param}" (OpenAPI style).
@@ -139,42 +140,11 @@ func openapiPath(p string) string {
 	return strings.Join(parts, "/")
 }
 
-func (s *Server) routes(reg *prometheus.Registry) {
-	s.Handle("GET", "/healthz", s.health)
-	s.Handle("GET", "/metrics", func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-		promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(w, r)
-	})
-	s.Handle("GET", "/v1/openapi.json", s.openapi)
-
-	s.Handle("POST", "/v1/auth/agent/register", s.register)
-	s.Handle("GET", "/v1/account/api-keys", s.requireKey(s.listKeys))
-	s.Handle("POST", "/v1/account/api-keys", s.requireKey(s.createKey))
-	s.Handle("DELETE", "/v1/account/api-keys/:id", s.requireKey(s.deleteKey))
-	s.Handle("GET", "/v1/tenant", s.requireKey(s.getTenant))
-	s.Handle("GET", "/v1/audit/verify", s.requireKey(s.verifyAudit))
-
-	s.Handle("POST", "/v1/publish", s.requireKey(s.publish))
-	s.Handle("POST", "/v1/pages", s.requireKey(s.createDraft))
-	s.Handle("GET", "/v1/pages", s.requireKey(s.listPages))
-	s.Handle("GET", "/v1/pages/:id", s.requireKey(s.getPage))
-	s.Handle("PATCH", "/v1/pages/:id", s.requireKey(s.updatePage))
-	s.Handle("POST", "/v1/pages/:id/publish", s.requireKey(s.publishDraft))
-	s.Handle("POST", "/v1/pages/:id/revoke", s.requireKey(s.revoke))
-	s.Handle("POST", "/v1/pages/:id/renew", s.requireKey(s.renew))
-	s.Handle("POST", "/v1/pages/:id/actions/:actionId", s.execute) // a key, or none on a public page
-
-	s.Handle("GET", "/v1/pages/:id/audit", s.requireKey(s.pageAudit))
-
-	s.Handle("PATCH", "/v1/pages/:id/blocks", s.requireKey(s.appendBlocks))
-	s.Handle("PATCH", "/v1/pages/:id/blocks/:blockId", s.requireKey(s.fixBlock))
-	s.Handle("PUT", "/v1/pages/:id/blocks/reorder", s.requireKey(s.reorderBlocks))
-	s.Handle("POST", "/v1/pages/:id/blocks/insert", s.requireKey(s.insertBlock))
-}
-
-func (s *Server) health(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) {
+func (s *Server) health(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) error {
 	if !s.ready.Load() {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
-		return
+		return nil
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/model/frame"
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/transport/stream"
 )
@@ -19,36 +20,37 @@ import (
 var heartbeat = []byte(": heartbeat\n\n")
 
 // pageEvents is GET /v1/pages/:id/events (SSE, or WebSocket on upgrade).
-func (rt *realtime) pageEvents(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	rt.pageStream(w, r, ps.ByName("id"), false)
+func (rt *realtime) pageEvents(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+	return rt.pageStream(w, r, ps.ByName("id"), false)
 }
 
 // commentStream is GET /v1/pages/:id/comments/stream: comment events only.
-func (rt *realtime) commentStream(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	rt.pageStream(w, r, ps.ByName("id"), true)
+func (rt *realtime) commentStream(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+	return rt.pageStream(w, r, ps.ByName("id"), true)
 }
 
 // pageStream subscribes a new connection with the page actor (which applies the
 // page's access policy) before anything is written, so a refusal is an ordinary
 // JSON error; then the stream opens with `connected` (page stream) or `: heartbeat`
-// (comment stream) ahead of any event.
-func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string, comments bool) {
+// (comment stream) ahead of any event. Once the stream is served the handler
+// returns nil: the response is the stream.
+func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string, comments bool) error {
 	v, err := rt.viewerOf(r)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	after, replaying, err := lastEventID(r)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	if _, err := pageID(id); err != nil {
+		return err
 	}
 	c := rt.d.Hub.NewConn()
-	sub, err := askPageAs[*page.Subscribed](rt.Server, id, &page.Subscribe{Viewer: v, Sub: c, Comments: comments})
+	sub, err := registry.Call[*page.Subscribed](r.Context(), rt.pages, id, &page.Subscribe{Viewer: v, Sub: c, Comments: comments})
 	if err != nil {
 		c.Close()
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	c.OnClose(func() { rt.pages.Tell(id, &page.Unsubscribe{Sub: c}) })
 	if v.KeyID != "" {
@@ -65,15 +67,15 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 			return rt.replayPage(c, sub.TenantID, id, after, comments, emit)
 		}
 	}
-	if stream.IsWebSocket(r) {
+	switch {
+	case stream.IsWebSocket(r):
 		c.ServeWS(w, r, connected, replay)
-		return
-	}
-	if comments {
+	case comments:
 		c.ServeSSE(w, r, heartbeat, replay)
-		return
+	default:
+		c.ServeSSE(w, r, connected.SSE, replay)
 	}
-	c.ServeSSE(w, r, connected.SSE, replay)
+	return nil
 }
 
 // replayPage emits the page's retained public events after `after` (a browser's
@@ -127,18 +129,16 @@ func lastEventID(r *http.Request) (uint64, bool, error) {
 // with its snapshot S (events <= S are in the log, every later one will reach the
 // connection live, queued until the replay is written), so nothing is missed and
 // nothing repeats.
-func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	after, replaying, err := lastEventID(r)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	c := rt.d.Hub.NewConn()
-	sub, err := ask[*mailbox.Subscribed](rt.Server, rt.d.Mailboxes, who.TenantID, &mailbox.Subscribe{Sub: c})
+	sub, err := registry.Call[*mailbox.Subscribed](r.Context(), rt.d.Mailboxes, who.TenantID, &mailbox.Subscribe{Sub: c})
 	if err != nil {
 		c.Close()
-		rt.writeError(w, r, err)
-		return
+		return err
 	}
 	c.OnClose(func() { rt.d.Mailboxes.Tell(who.TenantID, &mailbox.Unsubscribe{Sub: c}) })
 	// Deleting the key ends the stream it opened: a final reset, then the close.
@@ -152,9 +152,10 @@ func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httpro
 	}
 	if stream.IsWebSocket(r) {
 		c.ServeWS(w, r, connected, replay)
-		return
+	} else {
+		c.ServeSSE(w, r, connected.SSE, replay)
 	}
-	c.ServeSSE(w, r, connected.SSE, replay)
+	return nil
 }
 
 // replay emits the tenant's events after `after` up to the snapshot, in order. When

@@ -11,31 +11,29 @@ import (
 	"folio/actors/tenant"
 )
 
-func (c *content) listTemplates(w http.ResponseWriter, _ *http.Request, _ httprouter.Params, _ tenant.Principal) {
+func (c *content) listTemplates(w http.ResponseWriter, _ *http.Request, _ httprouter.Params, _ tenant.Principal) error {
 	writeJSON(w, http.StatusOK, map[string]any{"templates": templates.All()})
+	return nil
 }
 
 // publishTemplate is POST /v1/publish/template/:name {variables, ...page extras}:
 // an active page, answered as POST /v1/publish answers.
-func (c *content) publishTemplate(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (c *content) publishTemplate(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	s := c.s
 	t, ok := templates.Lookup(ps.ByName("name"))
 	if !ok {
-		s.writeError(w, r, templates.NotFound(ps.ByName("name")))
-		return
+		return templates.NotFound(ps.ByName("name"))
 	}
 	var body struct {
 		Variables json.RawMessage `json:"variables"`
 		pageExtras
 	}
 	if err := s.decode(w, r, &body, true); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	tp, warnings, err := t.Render(body.Variables)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	actions := make([]page.Action, len(tp.Actions))
 	for i, a := range tp.Actions {
@@ -49,5 +47,5 @@ func (c *content) publishTemplate(w http.ResponseWriter, r *http.Request, ps htt
 		req.Priority = &tp.Priority
 	}
 	body.onto(&req)
-	s.createWith(w, r, who, &req, true, warnings)
+	return s.createWith(w, r, who, &req, true, warnings)
 }

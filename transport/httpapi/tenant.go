@@ -10,7 +10,7 @@ import (
 	"folio/actors/tenant"
 )
 
-func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	period := r.URL.Query().Get("period")
 	if period == "" {
 		period = "30d"
@@ -18,24 +18,23 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if _, ok := inbox.Periods[period]; !ok {
 		e := fault.Field("period", "enum", "period must be 7d, 30d or all")
 		e.Details["allowed"] = []string{"7d", "30d", "all"}
-		s.writeError(w, r, e)
-		return
+		return e
 	}
 	m, err := inbox.Dashboard(s.store, who.TenantID, period, s.now())
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"period": period, "metrics": m})
+	return nil
 }
 
-func (s *Server) qualityScore(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+func (s *Server) qualityScore(w http.ResponseWriter, _ *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	q, err := inbox.Quality(s.store, who.TenantID)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	writeJSON(w, http.StatusOK, q)
+	return nil
 }
 
 // planLimits is the tenant's effective plan: through the Book when the area is

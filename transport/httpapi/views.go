@@ -10,6 +10,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/actors/tenant"
 )
 
@@ -30,36 +31,38 @@ func (rt *realtime) viewerHash(pageID string, r *http.Request) string {
 
 // countView is POST /internal/pages/:id/view: the viewer page calls it on load; no
 // credential is needed (the page's access policy applies). The body is ignored.
-func (rt *realtime) countView(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	v, err := rt.viewerOf(r)
-	if err != nil {
-		rt.writeError(w, r, err)
-		return
-	}
+func (rt *realtime) countView(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var ignored struct{}
-	if err := rt.decode(w, r, &ignored, true); err != nil {
-		rt.writeError(w, r, err)
-		return
-	}
-	id := ps.ByName("id")
-	res, err := askPageAs[*page.ViewResult](rt.Server, id, &page.View{Viewer: v, Hash: rt.viewerHash(id, r), UserAgent: r.UserAgent()})
+	v, err := rt.viewerWithBody(w, r, &ignored, true)
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	id, err := pageID(ps.ByName("id"))
+	if err != nil {
+		return err
+	}
+	res, err := registry.Call[*page.ViewResult](r.Context(), rt.pages, id, &page.View{Viewer: v, Hash: rt.viewerHash(id, r), UserAgent: r.UserAgent()})
+	if err != nil {
+		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"pageId": id, "viewCount": res.ViewCount, "uniqueViewers": res.UniqueViewers})
+	return nil
 }
 
 // analytics is GET /v1/pages/:id/analytics (specification §2.5).
-func (rt *realtime) analytics(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
-	res, err := askPageAs[*page.AnalyticsResult](rt.Server, ps.ByName("id"), &page.Analytics{Caller: callerOf(who)})
+func (rt *realtime) analytics(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	id, err := pageID(ps.ByName("id"))
 	if err != nil {
-		rt.writeError(w, r, err)
-		return
+		return err
+	}
+	res, err := registry.Call[*page.AnalyticsResult](r.Context(), rt.pages, id, &page.Analytics{Caller: callerOf(who)})
+	if err != nil {
+		return err
 	}
 	p := res.Page
 	writeJSON(w, http.StatusOK, map[string]any{
 		"pageId": p.ID, "totalViews": res.TotalViews, "uniqueViewers": res.UniqueViewers, "dailyViews": res.Daily,
 		"createdAt": p.CreatedAt, "status": page.EffectiveStatus(p, rt.now()),
 	})
+	return nil
 }

@@ -17,7 +17,7 @@ import (
 // createWorkflow is POST /v1/workflows {name, pages: [page request body], flow}.
 // Every page body is decoded and validated before anything is written; the pages
 // and the workflow are then written in one transaction (workflow.Service.Create).
-func (c *content) createWorkflow(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) {
+func (c *content) createWorkflow(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	s := c.s
 	var body struct {
 		Name  string            `json:"name"`
@@ -25,37 +25,32 @@ func (c *content) createWorkflow(w http.ResponseWriter, r *http.Request, _ httpr
 		Pages []json.RawMessage `json:"pages"`
 	}
 	if err := s.decode(w, r, &body, false); err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	if len(body.Pages) > workflow.MaxPages {
 		e := fault.Field("pages", "max_items", "a workflow has at most %d pages", workflow.MaxPages)
 		e.Details["limit"] = workflow.MaxPages
-		s.writeError(w, r, e)
-		return
+		return e
 	}
 	reqs := make([]*page.Request, len(body.Pages))
 	for i, raw := range body.Pages {
 		at := fmt.Sprintf("pages[%d]", i)
 		if len(raw) == 0 || raw[0] != '{' {
-			s.writeError(w, r, fault.Field(at, "type", "%s must be a page request body (an object)", at))
-			return
+			return fault.Field(at, "type", "%s must be a page request body (an object)", at)
 		}
 		reqs[i] = &page.Request{}
 		if err := decodeBytes(raw, reqs[i]); err != nil {
-			s.writeError(w, r, workflow.Within(at, err))
-			return
+			return workflow.Within(at, err)
 		}
 	}
-	release, ok := s.reservePages(w, r, who, len(reqs))
-	if !ok {
-		return
+	release, err := s.reservePages(w, r, who, len(reqs))
+	if err != nil {
+		return err
 	}
 	defer release()
 	res, err := c.d.Workflows.Create(callerOf(who), workflow.CreateRequest{Name: body.Name, Flow: body.Flow, Pages: reqs})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	ids := make([]string, len(res.Pages))
 	for i, p := range res.Pages {
@@ -71,6 +66,7 @@ func (c *content) createWorkflow(w http.ResponseWriter, r *http.Request, _ httpr
 		"created_at": wf.CreatedAt,
 		"warnings":   warningsOrEmpty(res.Warnings),
 	})
+	return nil
 }
 
 type workflowPage struct {
@@ -79,12 +75,11 @@ type workflowPage struct {
 	PageURL string `json:"pageUrl"`
 }
 
-func (c *content) getWorkflow(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) {
+func (c *content) getWorkflow(w http.ResponseWriter, _ *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	s := c.s
 	v, err := c.d.Workflows.Get(who.TenantID, ps.ByName("groupId"))
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return err
 	}
 	pages := make([]workflowPage, len(v.Steps))
 	for i, st := range v.Steps {
@@ -101,4 +96,5 @@ func (c *content) getWorkflow(w http.ResponseWriter, r *http.Request, ps httprou
 		CompletedAt *time.Time     `json:"completed_at,omitempty"`
 		CancelledAt *time.Time     `json:"cancelled_at,omitempty"`
 	}{v.ID, v.Name, v.Flow, v.Status, pages, v.CreatedAt, v.UpdatedAt, v.CompletedAt, v.CancelledAt})
+	return nil
 }

@@ -33,8 +33,8 @@ func (n *Node) deliveryArea(pd *page.Deps) area {
 		Help: "Callback and notification attempts by channel and result (succeeded, failed: no more attempts, retry)."}, []string{"channel", "result"})
 	latency := prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "folio_delivery_attempt_seconds",
 		Help: "Duration of one delivery attempt.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 9)}, []string{"channel"})
-	_ = n.Registry.Register(attempts)
-	_ = n.Registry.Register(latency)
+	n.Registry.MustRegister(attempts)
+	n.Registry.MustRegister(latency)
 	observe := func(d *callback.Delivery, a callback.Attempt) {
 		result := "retry"
 		if d.Status != callback.StatusPending {
@@ -61,7 +61,7 @@ func (n *Node) deliveryArea(pd *page.Deps) area {
 		{"folio_delivery_due_backlog", "Deliveries whose time has come but whose attempt has not started.", func() float64 { _, r, _ := d.Stats(); return float64(r) }},
 		{"folio_delivery_in_flight", "Delivery attempts in flight.", func() float64 { _, _, f := d.Stats(); return float64(f) }},
 	} {
-		_ = n.Registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: g.name, Help: g.help}, g.read))
+		n.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: g.name, Help: g.help}, g.read))
 	}
 	return area{
 		outlets: []page.Outlet{outbox},

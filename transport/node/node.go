@@ -1,4 +1,4 @@
-// Package server assembles a whole Folio node: the bbolt store, the actor system and
+// Package node assembles a whole Folio node: the bbolt store, the actor system and
 // its registries, the background loops (expiry, key-use flush) and the HTTP API.
 // cmd/folio, the tests and the bench harness all start Folio through it.
 package node
@@ -45,7 +45,7 @@ type Config struct {
 	Now                   func() time.Time
 	Log                   *slog.Logger
 
-	// Tenancy: plans, rate limits, quotas, operators (transport/server/tenancy.go).
+	// Tenancy: plans, rate limits, quotas, operators (tenancy.go).
 	// EnforceLimits turns on per-tenant and per-address request rates and the monthly
 	// page quota; the binary enables it by default (--enforce-limits), the zero
 	// Config (embedded nodes, tests) counts usage but limits nothing.
@@ -56,7 +56,7 @@ type Config struct {
 	LimiterEntries    int                    // buckets each limiter keeps in memory at most (100,000)
 	AdminToken        string                 // enables /v1/admin/* (--admin-token); empty: not mounted
 
-	// Delivery: callbacks and notifications (transport/server/delivery.go).
+	// Delivery: callbacks and notifications (delivery.go).
 	// Without SMTPAddr e-mail notifications go to the log and <data>/outbox/mail.
 	SMTPAddr         string          // --smtp-addr host:port
 	SMTPFrom         string          // --smtp-from (default "Folio <folio@localhost>")
@@ -65,7 +65,7 @@ type Config struct {
 	CallbackSchedule []time.Duration // default retry delays (tests shorten them); nil: 1m 5m 30m 2h 12h
 	CallbackTimeout  time.Duration   // one attempt (default 30 s)
 
-	// Real-time: streams, agent mailbox, comments, files, views (transport/server/realtime.go).
+	// Real-time: streams, agent mailbox, comments, files, views (realtime.go).
 	Keepalive         time.Duration // SSE `: keepalive` and WebSocket ping interval (30 s; --keepalive)
 	AgentRetention    int           // agent events kept per tenant (10,000; --agent-retention)
 	AgentRetentionAge time.Duration // agent events older than this are dropped (720h; --agent-retention-age)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/actors/page"
+	"folio/actors/registry"
 )
 
 // maxFormBody bounds a decision posted without JavaScript (the API's body limit).
@@ -77,13 +77,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 		s.failed(w, r, err)
 		return
 	}
-	res, err := s.c.Pages.Ask(context.Background(), id, &page.Act{Viewer: v, ActionID: action, Req: req})
-	if err == nil {
-		if e, isErr := res.(error); isErr {
-			err = e
-		}
-	}
-	if err != nil {
+	if _, err := registry.Call[*page.Result](r.Context(), s.c.Pages, id, &page.Act{Viewer: v, ActionID: action, Req: req}); err != nil {
 		var fe *fault.Error
 		if !errors.As(err, &fe) {
 			s.failed(w, r, err)

@@ -11,7 +11,7 @@
 package web
 
 import (
-	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -83,7 +83,8 @@ func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 }
 
 // open asks the page for what the viewer may see of it: nil (and no error) when it
-// does not exist for them.
+// does not exist for them. The error is a failure to get an answer (the page did
+// not answer in time, the request is gone); a refusal the page answers is not one.
 func (s *Site) open(r *http.Request, id string) (*page.Opened, error) {
 	if id == "" || len(id) > 64 {
 		return nil, nil
@@ -92,15 +93,12 @@ func (s *Site) open(r *http.Request, id string) (*page.Opened, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.c.Pages.Ask(context.Background(), id, &page.Open{Viewer: v})
-	if err != nil {
+	o, err := registry.Call[*page.Opened](r.Context(), s.c.Pages, id, &page.Open{Viewer: v})
+	switch {
+	case err == nil:
+		return o, nil
+	case errors.Is(err, registry.ErrTimeout) || r.Context().Err() != nil:
 		return nil, err
 	}
-	switch x := res.(type) {
-	case *page.Opened:
-		return x, nil
-	case error:
-		return nil, nil // not found for this viewer (a draft, another tenant's): one friendly 404
-	}
-	return nil, nil
+	return nil, nil // not found for this viewer (a draft, another tenant's): one friendly 404
 }

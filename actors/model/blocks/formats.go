@@ -4,16 +4,20 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
+
+	"folio/actors/model/formats"
 )
 
-// The string formats below are regular expressions shared by the Go checks and
-// the JSON Schema "pattern" keywords. They use only syntax that RE2 (Go) and
-// ECMA-262 (JSON Schema) read the same way.
+// The string formats below are regular expressions for the JSON Schema "pattern"
+// keywords. They use only syntax that RE2 (Go) and ECMA-262 (JSON Schema) read the
+// same way.
 const (
-	// timePattern accepts ISO 8601 dates and date-times in the extended format:
-	// 2024-05-01, 2024-05-01T14:30, 2024-05-01T14:30:00, with optional
-	// fractional seconds and an optional Z or ±hh:mm offset.
+	// timePattern is the shape of a timestamp formats.Timestamp accepts: a date
+	// (2024-05-01) or a date-time in the extended format (2024-05-01T14:30,
+	// 2024-05-01T14:30:00, with optional fractional seconds and an optional Z or
+	// ±hh:mm offset). A pattern cannot know the calendar, so it also takes
+	// 2023-02-29, which the Go check refuses. TestTimePatternAgreesWithFormats
+	// keeps the two in step.
 	timePattern = `^[0-9]{4}-[0-9]{2}-[0-9]{2}(T([01][0-9]|2[0-3]):[0-5][0-9](:([0-5][0-9]|60)(\.[0-9]+)?)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])?)?$`
 
 	// urlPattern accepts http(s) URLs and relative references: anything that
@@ -32,18 +36,20 @@ var (
 	imageURLRE = regexp.MustCompile(imageURLPattern)
 )
 
-// timeProblem returns why s is not an accepted ISO 8601 timestamp, or "".
+// timeProblem returns why s is not a timestamp formats.Timestamp accepts, or "".
+// timeRE only chooses the words: text of the right shape can fail only on its
+// calendar date.
 func timeProblem(s string) string {
-	if !timeRE.MatchString(s) {
-		if len(s) > 10 && s[10] == ' ' && timeRE.MatchString(s[:10]+"T"+s[11:]) {
-			return fmt.Sprintf("%s is not an ISO 8601 timestamp (put T between date and time); send a timestamp such as %s", quote(s), timeExample)
-		}
-		return fmt.Sprintf("%s is not an ISO 8601 timestamp; send a timestamp such as %s", quote(s), timeExample)
+	if _, ok := formats.Timestamp(s); ok {
+		return ""
 	}
-	if _, err := time.Parse("2006-01-02", s[:10]); err != nil {
+	if timeRE.MatchString(s) {
 		return fmt.Sprintf("%s is not a calendar date; send a timestamp such as %s", quote(s), timeExample)
 	}
-	return ""
+	if len(s) > 10 && s[10] == ' ' && timeRE.MatchString(s[:10]+"T"+s[11:]) {
+		return fmt.Sprintf("%s is not an ISO 8601 timestamp (put T between date and time); send a timestamp such as %s", quote(s), timeExample)
+	}
+	return fmt.Sprintf("%s is not an ISO 8601 timestamp; send a timestamp such as %s", quote(s), timeExample)
 }
 
 // urlProblem returns why s is not an acceptable link target, or "". Browsers

@@ -3,6 +3,8 @@ package blocks
 import (
 	"strings"
 	"testing"
+
+	"folio/actors/model/formats"
 )
 
 func TestTimes(t *testing.T) {
@@ -29,6 +31,102 @@ func TestTimes(t *testing.T) {
 			t.Errorf("%q: got %q, want ...%s...", s, p, want)
 		}
 	}
+}
+
+// timeAgreement pairs example timestamps with whether formats.Timestamp accepts
+// them. The JSON Schema pattern must say the same, except on calendar dates (the
+// last group), which a pattern cannot know.
+var timeAgreement = []struct {
+	s        string
+	accepted bool
+	calendar bool // the shape is right and only the calendar date is wrong
+}{
+	{"2024-05-01", true, false},
+	{"0000-01-01", true, false},
+	{"2024-05-01T14:30", true, false},
+	{"2024-05-01T14:30:05", true, false},
+	{"2024-05-01T14:30:05.123456789123", true, false},
+	{"2024-05-01T14:30Z", true, false},
+	{"2024-05-01T14:30:00Z", true, false},
+	{"2024-05-01T14:30:00.5+05:30", true, false},
+	{"2024-05-01T00:00-08:00", true, false},
+	{"2024-05-01T23:59:59-00:00", true, false},
+	{"2024-02-29T23:59:60Z", true, false},
+	{"2024-05-01T14:30:60", true, false},
+
+	{"", false, false},
+	{"yesterday", false, false},
+	{"1714573800", false, false},
+	{"2024-5-01", false, false},
+	{"24-05-01", false, false},
+	{"+2024-05-01", false, false},
+	{"2024-05-01T", false, false},
+	{"2024-05-01T14", false, false},
+	{"2024-05-01T9:30", false, false},
+	{"2024-05-01T9:30:00Z", false, false},
+	{"2024-05-01T24:00", false, false},
+	{"2024-05-01T14:60", false, false},
+	{"2024-05-01T14:30:61Z", false, false},
+	{"2024-05-01T14:30:00,5Z", false, false},
+	{"2024-05-01T14:30:00.Z", false, false},
+	{"2024-05-01T14:30.5", false, false},
+	{"2024-05-01T14:30:00+24:00", false, false},
+	{"2024-05-01T14:30:00+02:60", false, false},
+	{"2024-05-01T14:30:00+0200", false, false},
+	{"2024-05-01T14:30:00+02", false, false},
+	{"2024-05-01T14:30:00 Z", false, false},
+	{"2024-05-01T14:30:00UTC", false, false},
+	{"2024-05-01t14:30:00z", false, false},
+	{"2024-05-01 14:30:00", false, false},
+	{" 2024-05-01", false, false},
+	{"2024-05-01\n", false, false},
+	{"2024-05-01T14:30:00Z\nfoo", false, false},
+	{"２０２４-05-01", false, false},
+
+	{"2023-02-29", false, true},
+	{"2024-13-01T00:00:00Z", false, true},
+	{"2024-04-31T10:00", false, true},
+	{"2024-00-10", false, true},
+	{"2024-05-00T10:00:00+02:00", false, true},
+}
+
+// The block catalog's JSON Schema pattern and the Go check (formats.Timestamp)
+// accept the same timestamps; only a calendar date the pattern cannot know (2023-02-29)
+// is refused by Go alone.
+func TestTimePatternAgreesWithFormats(t *testing.T) {
+	for _, c := range timeAgreement {
+		_, ok := formats.Timestamp(c.s)
+		if ok != c.accepted {
+			t.Errorf("formats.Timestamp(%q) = %v, want %v", c.s, ok, c.accepted)
+		}
+		if match := timeRE.MatchString(c.s); match != (c.accepted || c.calendar) {
+			t.Errorf("timePattern matches %q: %v, want %v", c.s, match, c.accepted || c.calendar)
+		}
+		if p := timeProblem(c.s); (p == "") != c.accepted {
+			t.Errorf("timeProblem(%q) = %q, want accepted %v", c.s, p, c.accepted)
+		}
+	}
+}
+
+// FuzzTimePatternAgreesWithFormats checks the same agreement on any text: what
+// formats.Timestamp accepts matches the pattern, and what matches the pattern is
+// accepted unless its calendar date is wrong.
+func FuzzTimePatternAgreesWithFormats(f *testing.F) {
+	for _, c := range timeAgreement {
+		f.Add(c.s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, ok := formats.Timestamp(s)
+		match := timeRE.MatchString(s)
+		if ok && !match {
+			t.Fatalf("formats.Timestamp accepts %q, the pattern does not", s)
+		}
+		if match && !ok {
+			if _, date := formats.Date(s[:10]); date {
+				t.Fatalf("the pattern matches %q, formats.Timestamp refuses it, and its date is valid", s)
+			}
+		}
+	})
 }
 
 func TestURLs(t *testing.T) {

@@ -9,7 +9,7 @@ const (
 	kNumber                   // a JSON number
 	kInteger                  // a JSON number without a fractional part, >= field.min
 	kBool                     // true or false
-	kTime                     // an ISO 8601 timestamp string matching timePattern
+	kTime                     // a timestamp string formats.Timestamp accepts (timePattern)
 	kURL                      // an http(s) or relative URL string (urlPattern)
 	kImageURL                 // a kURL, or a data:image/ URL (imageURLPattern)
 	kSize                     // a CSS-like size: a string ("50%", "1/2") or a number

@@ -41,6 +41,27 @@ func TestDatesAndTimes(t *testing.T) {
 		"2026-05-01 14:30":          {false, false, false},
 		"01/05/2026":                {false, false, false},
 		"":                          {false, false, false},
+		// RFC 3339 allows a leap second; seconds may be left out with a zone too.
+		"2016-12-31T23:59:60Z":   {false, true, true},
+		"2026-05-01T14:30Z":      {false, true, true},
+		"2026-05-01T14:30-08:00": {false, true, true},
+		// What Go's parser alone would take, and RFC 3339 does not.
+		"2026-05-01T9:30":           {false, false, false},
+		"2026-05-01T9:30:00Z":       {false, false, false},
+		"2026-05-01T14:30:00,5Z":    {false, false, false},
+		"2026-05-01T14:30:00+24:00": {false, false, false},
+		"2026-05-01T14:30:00+02:60": {false, false, false},
+		// Neither.
+		"2026-05-01T24:00":         {false, false, false},
+		"2026-05-01T14:60":         {false, false, false},
+		"2026-05-01t14:30:00z":     {false, false, false},
+		"2026-05-01T14:30:00+0200": {false, false, false},
+		"2026-05-01T14:30:00.":     {false, false, false},
+		"2026-05-01T14:30.5":       {false, false, false},
+		"2026-02-29T10:00:00Z":     {false, false, false},
+		" 2026-05-01":              {false, false, false},
+		"2026-05-01\n":             {false, false, false},
+		"2026-05-01T14:30:00Z\nx":  {false, false, false},
 	} {
 		_, d := Date(s)
 		_, dt := DateTime(s)
@@ -51,5 +72,13 @@ func TestDatesAndTimes(t *testing.T) {
 	}
 	if at, _ := DateTime("2026-05-01T14:30:00+02:00"); at.Format("15:04 MST") != "12:30 UTC" {
 		t.Errorf("DateTime is not in UTC: %v", at)
+	}
+	if at, _ := DateTime("2016-12-31T23:59:60.5Z"); at.Format("15:04:05.0") != "23:59:59.5" {
+		t.Errorf("a leap second reads as %v, want 23:59:59.5", at)
+	}
+	for s, want := range map[string]bool{"2026-05-01T14:30:00Z": true, "2026-05-01T14:30-08:00": true, "2026-05-01T14:30": false, "2026-05-01T14:30:05.1": false} {
+		if _, zoned, ok := DateTimeZone(s); !ok || zoned != want {
+			t.Errorf("DateTimeZone(%q): zoned %v ok %v, want zoned %v", s, zoned, ok, want)
+		}
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net/mail"
-	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,10 +12,12 @@ import (
 	"unicode/utf8"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/formats"
 )
 
 // Variable types. Every value is checked before anything is built; limits keep one
-// template's page within the page limits.
+// template's page within the page limits. URLs, e-mail addresses, dates and
+// date-times are checked by actors/model/formats, as form fields are.
 const (
 	TString   = "string"   // one line of text, at most 500 characters
 	TText     = "text"     // free text with line breaks, at most 20,000 characters
@@ -27,7 +27,7 @@ const (
 	TURL      = "url"      // an absolute http(s) URL, at most 2,048 characters
 	TEmail    = "email"    // a plain e-mail address
 	TDate     = "date"     // YYYY-MM-DD
-	TDateTime = "datetime" // an RFC 3339 timestamp, e.g. 2025-05-01T14:30:00Z
+	TDateTime = "datetime" // an RFC 3339 timestamp, e.g. 2025-05-01T14:30:00Z (zone-less read as UTC)
 	TEnum     = "enum"     // one of the variable's options
 	TList     = "list"     // an array of strings (at most 100, each at most 1,000 characters)
 	TMap      = "map"      // an object of labels to strings, numbers or booleans (at most 100)
@@ -266,27 +266,26 @@ func (t *Template) checkString(v Variable, s string) (any, error) {
 	case TText:
 		return strings.ReplaceAll(s, "\r\n", "\n"), nil
 	case TURL:
-		u, err := url.Parse(s)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !formats.WebURL(s) {
 			return nil, t.varErr(v, "format", "variables.%s must be an absolute http(s) URL such as https://example.com/x", v.Key)
 		}
 		return s, nil
 	case TEmail:
-		if a, err := mail.ParseAddress(s); err != nil || a.Address != s || len(s) > 320 {
+		if !formats.Email(s) {
 			return nil, t.varErr(v, "format", "variables.%s must be a plain e-mail address such as ana@example.com", v.Key)
 		}
 		return s, nil
 	case TDate:
-		if _, err := time.Parse(time.DateOnly, s); err != nil {
+		if _, ok := formats.Date(s); !ok {
 			return nil, t.varErr(v, "format", "variables.%s must be a date YYYY-MM-DD such as 2025-05-01", v.Key)
 		}
 		return s, nil
 	case TDateTime:
-		at, err := time.Parse(time.RFC3339, s)
-		if err != nil {
+		at, ok := formats.DateTime(s)
+		if !ok {
 			return nil, t.varErr(v, "format", "variables.%s must be an RFC 3339 timestamp such as 2025-05-01T14:30:00Z", v.Key)
 		}
-		return at.UTC().Format(time.RFC3339), nil
+		return at.Format(time.RFC3339), nil
 	case TEnum:
 		for _, o := range v.Options {
 			if s == o {

@@ -3,9 +3,10 @@ package render
 // The blocks of time and progress: timeline (dated events), stepper (steps with
 // the current one marked) and countdown (time left to a moment, ticking in the
 // browser). The rule they keep: state is never carried by colour alone (a marker
-// AND words, visible or visually hidden), times are read leniently and shown in
-// UTC with the exact value in <time datetime>, and text that changes every second
-// is never announced to screen readers (only the switch to expired is).
+// AND words, visible or visually hidden), times are read by the rule the catalog
+// checks at publish (formats.Timestamp) and shown in UTC with the exact value in
+// <time datetime>, and text that changes every second is never announced to screen
+// readers (only the switch to expired is).
 
 import (
 	"encoding/json"
@@ -14,6 +15,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"folio/actors/model/formats"
 )
 
 func init() {
@@ -22,42 +25,23 @@ func init() {
 	register("countdown", viewCountdown)
 }
 
-// when is a moment read from ISO 8601 text.
+// when is a moment read from a timestamp (formats.Timestamp).
 type when struct {
-	T        time.Time // in UTC when Zoned
+	T        time.Time // in UTC
 	Zoned    bool      // the text named a zone (Z or ±hh:mm)
 	DateOnly bool
 }
 
-// parseWhen reads an ISO 8601 moment or date leniently: RFC 3339 with or without
-// fractional seconds or seconds, a local date-time without zone, or a date. A leap
-// second (23:59:60, valid ISO 8601 that Go's parser refuses) reads as :59.
+// parseWhen reads a timestamp by the rule the block catalog checks at publish
+// (formats.Timestamp: a date, or an RFC 3339 date-time whose zone and seconds may
+// be left out; a leap second reads as :59), so what the agent was warned about is
+// shown as the agent wrote it, not guessed at.
 func parseWhen(s string) (when, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" || len(s) > 64 {
-		return when{}, false
+	if t, ok := formats.Date(s); ok {
+		return when{T: t, DateOnly: true}, true
 	}
-	try := func(s string) (when, bool) {
-		for _, l := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00"} {
-			if t, err := time.Parse(l, s); err == nil {
-				return when{T: t.UTC(), Zoned: true}, true
-			}
-		}
-		for _, l := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
-			if t, err := time.Parse(l, s); err == nil {
-				return when{T: t}, true
-			}
-		}
-		if t, err := time.Parse("2006-01-02", s); err == nil {
-			return when{T: t, DateOnly: true}, true
-		}
-		return when{}, false
-	}
-	if w, ok := try(s); ok {
-		return w, true
-	}
-	if i := strings.Index(s, ":60"); i >= 0 {
-		return try(s[:i] + ":59" + s[i+3:])
+	if t, zoned, ok := formats.DateTimeZone(s); ok {
+		return when{T: t, Zoned: zoned}, true
 	}
 	return when{}, false
 }

@@ -13,7 +13,7 @@ import (
 // client at a time; the p50-ms metric is the median. The OpenAPI checker wraps every
 // response, as in all end-to-end tests, so absolute numbers include it.
 //
-//	go test -run XXX -bench . -benchtime 200x ./transport/server/e2e/content/
+//	go test -run XXX -bench . -benchtime 200x ./transport/node/e2e/content/
 func BenchmarkContentRoutes(b *testing.B) {
 	e := nodetest.New(b)
 	key, _ := e.Register("bench")

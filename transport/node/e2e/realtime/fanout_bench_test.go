@@ -32,7 +32,7 @@ import (
 // measured apart from the clients'. The clients are real HTTP/1.1 SSE connections on
 // loopback. Run:
 //
-//	go test -run '^$' -bench Fanout -benchtime 1x ./transport/server/e2e/realtime/
+//	go test -run '^$' -bench Fanout -benchtime 1x ./transport/node/e2e/realtime/
 //
 // FOLIO_BENCH_PROFILE=<dir> writes the server's CPU profile of each run there.
 

@@ -1,0 +1,178 @@
+package page
+
+import (
+	"encoding/json"
+	"time"
+
+	"folio/actors/model/blocks"
+)
+
+// The payloads of the events a page emits, one struct per event type. They hold Go
+// values only: each audience's spelling lives with its encoder (see EventData). A
+// string field that may be absent is "" when it is; encoders write it as null or
+// leave it out, as their audience expects.
+
+// PageCreated is page.created: the new page's status (draft).
+type PageCreated struct{ Status string }
+
+// PagePublished is page.published: the page's status (active).
+type PagePublished struct{ Status string }
+
+// PageUpdated is page.updated: the request fields the update set, and the content
+// version after it.
+type PageUpdated struct {
+	Fields  []string
+	Version int
+}
+
+// PageRevoked is page.revoked.
+type PageRevoked struct{ Reason string }
+
+// PageRenewed is page.renewed: the new expiry time.
+type PageRenewed struct{ ExpiresAt time.Time }
+
+// PageExpired is page.expired: why ("timeout") and the expiry time that passed.
+type PageExpired struct {
+	Reason    string
+	ExpiredAt time.Time
+}
+
+// PageCompleted is page.completed: the action that completed the page and the
+// page's decision.
+type PageCompleted struct {
+	ActionID string
+	Decision string
+}
+
+// PageViewed is page.viewed: the page's view count after the view and the viewer's
+// user agent (the viewer is the event's Actor).
+type PageViewed struct {
+	ViewCount int
+	UserAgent string
+}
+
+// ActionExecuted is action.executed (the person is the event's Actor). Comment and
+// FormData are the reviewer's private input: only the owning agent sees them.
+type ActionExecuted struct {
+	ActionID    string
+	ActionLabel string
+	Comment     *string         // nil: none given
+	Decision    string          // "": a neutral action that did not complete the page
+	FormData    json.RawMessage // nil: none sent
+	PageState   PageState
+}
+
+// PageState is the page's status before and after an action.
+type PageState struct {
+	Previous string
+	Current  string
+}
+
+// FormSubmitted is form.submitted: the form data an action carried on a page with
+// form blocks (the person is the event's Actor).
+type FormSubmitted struct {
+	ActionID string
+	FormData json.RawMessage
+}
+
+// ApprovalStepCompleted is approval.step_completed.
+type ApprovalStepCompleted struct {
+	StepID    string
+	StepName  string
+	Decision  string
+	DecidedBy string
+	NextStep  string // "": no step is pending any more
+}
+
+// ApprovalChainCompleted is approval.chain_completed: the chain's final decision and each
+// step's decision.
+type ApprovalChainCompleted struct {
+	FinalDecision string
+	Steps         []StepSummary
+}
+
+// StepSummary is one step of a completed chain.
+type StepSummary struct {
+	StepID   string
+	Decision string // "": the step was skipped
+}
+
+// BlocksAppended is blocks.appended (by the agent, or by a callback reply).
+type BlocksAppended struct {
+	Version   int
+	NewBlocks []blocks.Block
+}
+
+// BlockUpdated is block.updated: the block as it is now.
+type BlockUpdated struct {
+	Version int
+	Block   blocks.Block
+}
+
+// BlockInserted is block.inserted: the block and where it went.
+type BlockInserted struct {
+	Version  int
+	Position int
+	Block    blocks.Block
+}
+
+// BlocksReordered is blocks.reordered: every block id in the new order.
+type BlocksReordered struct {
+	Version  int
+	BlockIDs []string
+}
+
+// CommentAdded is comment.added.
+type CommentAdded struct {
+	CommentID  string
+	Content    string
+	AuthorName string
+	AuthorType string
+	BlockID    string // "": not about one block
+	ParentID   string // "": not a reply
+}
+
+// CommentUpdated is comment.updated: the comment's new content.
+type CommentUpdated struct {
+	CommentID string
+	Content   string
+}
+
+// CommentDeleted is comment.deleted.
+type CommentDeleted struct{ CommentID string }
+
+// FileUploaded is file.uploaded.
+type FileUploaded struct {
+	FileID    string
+	Filename  string
+	MimeType  string
+	SizeBytes int64
+}
+
+// FileDeleted is file.deleted.
+type FileDeleted struct {
+	FileID   string
+	Filename string
+}
+
+func (PageCreated) EventType() string            { return "page.created" }
+func (PagePublished) EventType() string          { return "page.published" }
+func (PageUpdated) EventType() string            { return "page.updated" }
+func (PageRevoked) EventType() string            { return "page.revoked" }
+func (PageRenewed) EventType() string            { return "page.renewed" }
+func (PageExpired) EventType() string            { return "page.expired" }
+func (PageCompleted) EventType() string          { return "page.completed" }
+func (PageViewed) EventType() string             { return "page.viewed" }
+func (ActionExecuted) EventType() string         { return "action.executed" }
+func (FormSubmitted) EventType() string          { return "form.submitted" }
+func (ApprovalStepCompleted) EventType() string  { return "approval.step_completed" }
+func (ApprovalChainCompleted) EventType() string { return "approval.chain_completed" }
+func (BlocksAppended) EventType() string         { return "blocks.appended" }
+func (BlockUpdated) EventType() string           { return "block.updated" }
+func (BlockInserted) EventType() string          { return "block.inserted" }
+func (BlocksReordered) EventType() string        { return "blocks.reordered" }
+func (CommentAdded) EventType() string           { return "comment.added" }
+func (CommentUpdated) EventType() string         { return "comment.updated" }
+func (CommentDeleted) EventType() string         { return "comment.deleted" }
+func (FileUploaded) EventType() string           { return "file.uploaded" }
+func (FileDeleted) EventType() string            { return "file.deleted" }
