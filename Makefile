@@ -5,15 +5,27 @@ GO      ?= go
 DATA    ?=
 ADDR    ?=
 
-.PHONY: run test build vet fmt bench bench-go
+# Linters at pinned versions (.ci/run installs them; lint installs them when missing).
+STATICCHECK_VERSION ?= v0.8.2
+ERRCHECK_VERSION    ?= v1.10.0
+GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
+
+.PHONY: run test build vet lint fmt bench bench-go
 
 ## run: start the server with embedded bbolt under ./data (nothing else to set up)
 run:
 	$(GO) run ./cmd/folio serve $(if $(ADDR),--addr $(ADDR)) $(if $(DATA),--data $(DATA))
 
-## test: go vet, then every test with the race detector
-test: vet
+## test: gofmt, go vet, staticcheck and errcheck, then every test with the race detector
+test: vet lint
 	$(GO) test -race -count=1 -timeout 20m ./...
+
+## lint: staticcheck, and errcheck (no dropped errors; .ci/errcheck-excludes.txt lists the deliberate ones)
+lint:
+	@test -x $(GOBIN_DIR)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@test -x $(GOBIN_DIR)/errcheck || $(GO) install github.com/kisielk/errcheck@$(ERRCHECK_VERSION)
+	$(GOBIN_DIR)/staticcheck ./...
+	$(GOBIN_DIR)/errcheck -ignoretests -exclude .ci/errcheck-excludes.txt ./...
 
 vet:
 	@test -z "$$(gofmt -l cmd actors transport persistence bench 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l cmd actors transport persistence bench; exit 1; }

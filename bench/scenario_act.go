@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // actScenario: many parallel executions of the actions of each page (o.Racers per
@@ -66,8 +65,7 @@ func actOn(ctx context.Context, t *Target, o Options, name string) (*Result, err
 	var conflicts atomic.Int64
 	body := []byte(`{"actor":{"identity":"reviewer@example.com"},"comment":"looks good"}`)
 	o.Count = pages * o.Racers
-	var elapsed time.Duration
-	elapsed = drive(ctx, "act", o, rec, func(ctx context.Context, i int) string {
+	elapsed := drive(ctx, "act", o, rec, func(ctx context.Context, i int) string {
 		p := i / o.Racers
 		action := "approve"
 		if i%2 == 1 {

@@ -44,7 +44,6 @@ func fanoutScenario(ctx context.Context, t *Target, o Options) (*Result, error) 
 	type viewer struct {
 		got     []int
 		lat     []time.Duration
-		lastID  string
 		ordered bool
 	}
 	viewers := make([]*viewer, o.Subscribers)

@@ -73,8 +73,8 @@ func (t *Tx) Scan(bucket string, prefix []byte, reverse bool, fn func(k, v []byt
 		}
 		return
 	}
-	k, v := c.Seek(prefixEnd(prefix))
-	if k == nil {
+	var k, v []byte
+	if first, _ := c.Seek(prefixEnd(prefix)); first == nil {
 		k, v = c.Last()
 	} else {
 		k, v = c.Prev()

@@ -2,7 +2,6 @@ package callback
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
 	"folio/actors/model/blocks"
@@ -270,5 +269,3 @@ func unappliedReplies(store *persistence.Store) ([]string, error) {
 	})
 	return out, err
 }
-
-var errNoRow = errors.New("callback: delivery not found")

@@ -96,14 +96,6 @@ func lookupID(key string) []byte {
 	return []byte(key[:lookupLen])
 }
 
-// keyPrefix is what listings show of a key.
-func keyPrefix(key string) string {
-	if len(key) > 12 {
-		return key[:12]
-	}
-	return key
-}
-
 // IsAPIKey tells whether s looks like one of our keys.
 func IsAPIKey(s string) bool {
 	return strings.HasPrefix(s, "sk_live_") || strings.HasPrefix(s, "sk_test_")

@@ -69,8 +69,11 @@ func runAdmin(args []string, stdout io.Writer) error {
 		}
 		b = lb
 	}
-	defer b.close()
-	return adminCommand(b, rest[0], rest[1:], stdout)
+	err := adminCommand(b, rest[0], rest[1:], stdout)
+	if cerr := b.close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func adminCommand(b adminBackend, cmd string, args []string, stdout io.Writer) error {
@@ -155,15 +158,20 @@ func adminCommand(b adminBackend, cmd string, args []string, stdout io.Writer) e
 			return err
 		}
 		w := stdout
+		var file *os.File
 		if *out != "" {
-			f, err := os.Create(*out)
-			if err != nil {
+			if file, err = os.Create(*out); err != nil {
 				return err
 			}
-			defer f.Close()
-			w = f
+			w = file
 		}
 		n, err := b.exportAudit(pos[0], w)
+		if file != nil {
+			// The export is written when the file closes without error.
+			if cerr := file.Close(); err == nil {
+				err = cerr
+			}
+		}
 		if err != nil {
 			return err
 		}

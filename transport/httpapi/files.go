@@ -269,7 +269,7 @@ func (rt *realtime) serveBlob(w http.ResponseWriter, r *http.Request, _ httprout
 	if err != nil {
 		return fault.Missing("file", f.ID)
 	}
-	defer blob.Close()
+	defer func() { _ = blob.Close() }() // read only: nothing to lose
 	// A large file over a slow link may take longer than the server's write timeout.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(transferTimeout))
 	h := w.Header()

@@ -20,7 +20,7 @@ func TestPublishReturnsAddressesAndStoresThePage(t *testing.T) {
 		t.Fatalf("publish response: %v", m)
 	}
 	exp, err := time.Parse(time.RFC3339, m["expiresAt"].(string))
-	if err != nil || exp.Sub(time.Now()) < 6*24*time.Hour || exp.Sub(time.Now()) > 7*24*time.Hour+time.Minute {
+	if err != nil || time.Until(exp) < 6*24*time.Hour || time.Until(exp) > 7*24*time.Hour+time.Minute {
 		t.Fatalf("expiresAt %v should be 7 days ahead", m["expiresAt"])
 	}
 	p := e.Must(200, "GET", "/v1/pages/"+id, key, nil)

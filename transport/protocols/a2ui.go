@@ -100,7 +100,9 @@ func (d *a2uiDoc) load(v any, nesting int) *Error {
 	case []any:
 		if isMessageList(t) {
 			for i, e := range t {
-				d.message(e, fmt.Sprintf("messages[%d]", i), true)
+				if err := d.message(e, fmt.Sprintf("messages[%d]", i), true); err != nil {
+					return err
+				}
 			}
 			return nil
 		}

@@ -12,15 +12,16 @@ import (
 // tableCells are the body rows of the first table as text, cells joined by "|".
 func tableCells(doc *html.Node) []string {
 	var out []string
-	for _, tb := range txFind(doc, txByTag("tbody")) {
-		for _, tr := range txFind(tb, txByTag("tr")) {
-			var cells []string
-			for _, td := range txFind(tr, txByTag("td")) {
-				cells = append(cells, txText(td))
-			}
-			out = append(out, strings.Join(cells, "|"))
+	bodies := txFind(doc, txByTag("tbody"))
+	if len(bodies) == 0 {
+		return nil
+	}
+	for _, tr := range txFind(bodies[0], txByTag("tr")) {
+		var cells []string
+		for _, td := range txFind(tr, txByTag("td")) {
+			cells = append(cells, txText(td))
 		}
-		break
+		out = append(out, strings.Join(cells, "|"))
 	}
 	return out
 }

@@ -5,7 +5,6 @@
 package content_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -72,15 +71,6 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-func mustJSON(t *testing.T, s string) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatalf("test JSON: %v", err)
-	}
-	return v
 }
 
 func equal(a, b []string) bool { return strings.Join(a, ",") == strings.Join(b, ",") }

@@ -281,9 +281,4 @@ func comment(t testing.TB, e *nodetest.Env, key, pageID, content string) string 
 	return e.Must(201, "POST", "/v1/pages/"+pageID+"/comments", key, map[string]any{"content": content})["id"].(string)
 }
 
-func jsonOf(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
 func decodeJSON(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }
