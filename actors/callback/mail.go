@@ -3,13 +3,17 @@ package callback
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
+	"mime/multipart"
 	"mime/quotedprintable"
 	"net"
 	"net/smtp"
+	"net/textproto"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,7 +116,10 @@ func address(from string) string {
 	return from
 }
 
-// message is the RFC 5322 message: UTF-8 text, quoted-printable, CRLF line ends.
+// message is the RFC 5322 message, CRLF line ends: UTF-8 text, quoted-printable.
+// With m.HTML set it is a multipart/alternative of that text and the HTML (each
+// UTF-8, quoted-printable), the text first: a mail client shows the last
+// alternative it can display, so the richest goes last.
 func message(from string, m *Mail, id string, at time.Time) []byte {
 	var b bytes.Buffer
 	hdr := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
@@ -122,12 +129,37 @@ func message(from string, m *Mail, id string, at time.Time) []byte {
 	hdr("Date", at.UTC().Format(time.RFC1123Z))
 	hdr("Message-ID", "<"+id+"@folio>")
 	hdr("MIME-Version", "1.0")
-	hdr("Content-Type", "text/plain; charset=utf-8")
-	hdr("Content-Transfer-Encoding", "quoted-printable")
+	if m.HTML == "" {
+		hdr("Content-Type", "text/plain; charset=utf-8")
+		hdr("Content-Transfer-Encoding", "quoted-printable")
+		b.WriteString("\r\n")
+		writeQP(&b, m.Text)
+		b.WriteString("\r\n")
+		return b.Bytes()
+	}
+	mw := multipart.NewWriter(&b)
+	// Quoted-printable output never holds "=_" ("=" is always followed by two hex
+	// digits or a line end), so a boundary starting with it cannot occur in either
+	// part, whatever the text; the random rest keeps it unique when nested.
+	if err := mw.SetBoundary("=_folio_" + rand.Text()); err != nil {
+		panic(err) // the boundary is a constant prefix and base32: always valid
+	}
+	hdr("Content-Type", mime.FormatMediaType("multipart/alternative", map[string]string{"boundary": mw.Boundary()}))
 	b.WriteString("\r\n")
-	qp := quotedprintable.NewWriter(&b)
-	_, _ = qp.Write([]byte(strings.ReplaceAll(m.Text, "\n", "\r\n")))
-	_ = qp.Close()
-	b.WriteString("\r\n")
+	for _, p := range []struct{ media, body string }{{"text/plain", m.Text}, {"text/html", m.HTML}} {
+		w, _ := mw.CreatePart(textproto.MIMEHeader{
+			"Content-Type":              {p.media + "; charset=utf-8"},
+			"Content-Transfer-Encoding": {"quoted-printable"},
+		})
+		writeQP(w, p.body)
+	}
+	_ = mw.Close() // ends with the close delimiter and its CRLF
 	return b.Bytes()
+}
+
+// writeQP writes s quoted-printable, its "\n" line ends as CRLF.
+func writeQP(w io.Writer, s string) {
+	qp := quotedprintable.NewWriter(w)
+	_, _ = qp.Write([]byte(strings.ReplaceAll(s, "\n", "\r\n")))
+	_ = qp.Close()
 }

@@ -147,11 +147,13 @@ type Reply struct {
 	BlockIDs []string       `json:"block_ids,omitempty"`
 }
 
-// Mail is an e-mail notification.
+// Mail is an e-mail notification. With HTML set it is sent as
+// multipart/alternative (Text first, then HTML); without, as plain text.
 type Mail struct {
 	To      string `json:"to"`
 	Subject string `json:"subject"`
 	Text    string `json:"text"`
+	HTML    string `json:"html,omitempty"`
 }
 
 // MaxAttempts is how many attempts the delivery gets automatically.

@@ -14,9 +14,11 @@ import (
 // Auth methods recorded with a person's action (actor.auth_method in callbacks and
 // audit): how the identity was established.
 const (
-	AuthAPIKey = "api_key" // an API key of the page's tenant vouched for it (actor.identity)
-	AuthLink   = "link"    // typed by whoever holds a public page's link: unverified
-	AuthNone   = "none"    // nobody identified: an anonymous viewer (page.viewed)
+	AuthAPIKey    = "api_key"    // an API key of the page's tenant vouched for it (actor.identity)
+	AuthLink      = "link"       // typed by whoever holds a public page's link: unverified
+	AuthNone      = "none"       // nobody identified: an anonymous viewer (page.viewed)
+	AuthMagicLink = "magic_link" // a signed-in person who proved the address by a mailed link
+	AuthOAuth     = "oauth"      // a signed-in person an identity provider vouched for
 )
 
 // SubmitAction is the implicit action of a page with form blocks and no actions:
@@ -27,10 +29,11 @@ const SubmitAction = "submit"
 const MaxIdentityChars = 320
 
 // Act is an action executed by a person through a route open to the page link's
-// holders (the review page, or the API without a key on a public page). The page's
-// access policy decides whether they may; the identity is the one they give,
-// recorded as unverified (auth_method "link"), so it never satisfies an approval
-// step's assignees.
+// holders (the review page, or the API without a key). The page's access policy
+// decides whether they may. A signed-in person acts as their verified address
+// (auth_method magic_link or oauth) whatever the body says; anyone else gives an
+// identity that is recorded as unverified (auth_method "link"), so it never
+// satisfies an approval step's assignees.
 type Act struct {
 	Viewer
 	ActionID string
@@ -61,12 +64,28 @@ func (a *Actor) execute(m *Execute) any {
 			return err
 		}
 		w.identity, w.audit = id, auditActor(id, m.Agent)
+		// The key vouches for the person; on an authenticated page it may only vouch
+		// for someone the page is shared with.
+		if id != m.Agent && a.page.Access.Mode == "authenticated" && !a.page.Access.Allows(id) {
+			return fault.New(fault.Forbidden, "actor.identity "+id+" is not among the page's allowed_identities",
+				map[string]any{"field": "actor.identity", "identity": id, "reason": "not_allowed"})
+		}
 	}
 	return a.run(m.ActionID, req, w)
 }
 
-// act is an action by a person holding the page link.
+// act is an action by a person: signed in, or holding the page link.
 func (a *Actor) act(m *Act) any {
+	if m.Person != "" {
+		if err := a.visible(m.Viewer); err != nil {
+			return err
+		}
+		req := m.Req
+		if req == nil {
+			req = &ActionRequest{}
+		}
+		return a.run(m.ActionID, req, who{identity: m.Person, method: m.Method, audit: "user:" + m.Person})
+	}
 	if a.owns(m.Viewer) {
 		return a.execute(&Execute{Caller: Caller{TenantID: m.TenantID, Agent: m.Agent}, ActionID: m.ActionID, Req: m.Req})
 	}

@@ -215,7 +215,7 @@ func (a *Actor) applyWith(next *Page, entries []audit.Entry, events []Event, ext
 		switch {
 		case next.Status != prev.Status && next.Status == Revoked:
 			a.recheck("page_revoked")
-		case next.Access.Mode != prev.Access.Mode || next.Status != prev.Status:
+		case !sameAccess(next.Access, prev.Access) || next.Status != prev.Status:
 			a.recheck("access_changed")
 		}
 	}

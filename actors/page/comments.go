@@ -46,10 +46,11 @@ type Comment struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  *time.Time `json:"updated_at,omitempty"`
 	// Who may change it besides the page's owner: the tenant of the API key that
-	// wrote it, or whoever holds the edit token handed out once to an anonymous
-	// author (only its SHA-256 is kept). A comment with neither changes only with
-	// the owner's key.
+	// wrote it, the signed-in person who wrote it (their verified address), or
+	// whoever holds the edit token handed out once to an anonymous author (only its
+	// SHA-256 is kept). A comment with none of them changes only with the owner's key.
 	AuthorTenant  string `json:"author_tenant,omitempty"`
+	AuthorPerson  string `json:"author_person,omitempty"`
 	EditTokenHash string `json:"edit_token_hash,omitempty"`
 }
 
@@ -135,6 +136,8 @@ func actorOf(v Viewer, name string) string {
 	switch {
 	case v.Agent != "":
 		return v.Agent
+	case v.Person != "":
+		return "user:" + v.Person
 	case name != "":
 		return "user:" + name
 	}
@@ -195,10 +198,13 @@ func (a *Actor) addComment(m *AddComment) any {
 			author = m.Agent
 		}
 	}
+	if m.Person != "" {
+		author = m.Person // a signed-in person writes as their verified address
+	}
 	c := &Comment{V: 1, ID: ids.New("cmt"), PageID: a.id, Content: content, AuthorName: author, AuthorType: authorType,
-		AuthorTenant: m.TenantID}
+		AuthorTenant: m.TenantID, AuthorPerson: m.Person}
 	token := ""
-	if m.TenantID == "" {
+	if m.TenantID == "" && m.Person == "" {
 		token = "cet_" + ids.Random(32)
 		c.EditTokenHash = tokenHash(token)
 	}
@@ -310,10 +316,10 @@ func (a *Actor) listComments(m *ListComments) any {
 
 // mayChange is the rule for editing or deleting a comment, by proof rather than by
 // a name anyone could type: the page owner's key; a key of the tenant that wrote
-// the comment; or the edit token its anonymous author received (compared in
+// the comment; the session of the person who wrote it; or the edit token its anonymous author received (compared in
 // constant time against the stored hash).
 func (a *Actor) mayChange(v Viewer, c *Comment, token string) error {
-	if a.owns(v) || (v.TenantID != "" && v.TenantID == c.AuthorTenant) {
+	if a.owns(v) || (v.TenantID != "" && v.TenantID == c.AuthorTenant) || (v.Person != "" && v.Person == c.AuthorPerson) {
 		return nil
 	}
 	if token != "" && c.EditTokenHash != "" && subtle.ConstantTimeCompare([]byte(tokenHash(token)), []byte(c.EditTokenHash)) == 1 {

@@ -6,6 +6,7 @@ package page
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"folio/actors/model/blocks"
@@ -101,6 +102,45 @@ type Access struct {
 type Identity struct {
 	Type  string `json:"type"`
 	Value string `json:"value"`
+}
+
+// sameAccess tells whether two policies admit the same people.
+func sameAccess(a, b Access) bool {
+	if a.Mode != b.Mode || len(a.AllowedIdentities) != len(b.AllowedIdentities) {
+		return false
+	}
+	for i := range a.AllowedIdentities {
+		if a.AllowedIdentities[i] != b.AllowedIdentities[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Allows tells whether a verified e-mail address is one of the allowed identities:
+// {type: "email"} matches the whole address and {type: "domain"} its domain, both
+// without regard to case.
+func (a Access) Allows(email string) bool {
+	email = strings.TrimSpace(email)
+	at := strings.LastIndexByte(email, '@')
+	if at <= 0 {
+		return false
+	}
+	domain := email[at+1:]
+	for _, id := range a.AllowedIdentities {
+		v := strings.TrimSpace(id.Value)
+		switch id.Type {
+		case "email":
+			if strings.EqualFold(v, email) {
+				return true
+			}
+		case "domain":
+			if strings.EqualFold(strings.TrimPrefix(v, "@"), domain) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Execution records one executed action.

@@ -42,3 +42,20 @@ func (m *Open) run(a *Actor) any {
 	}
 	return &Opened{Page: a.page, Comments: cs.Comments, Files: fs.Files}
 }
+
+// Admits asks whether the page would let the viewer in (a sign-in link is mailed
+// only to someone it admits). It answers *Admitted, or the refusal visible would
+// give.
+type Admits struct{ Viewer }
+
+// Admitted answers Admits: the page's title, for the sign-in e-mail.
+type Admitted struct{ Title string }
+
+func (m *Admits) public() {}
+
+func (m *Admits) run(a *Actor) any {
+	if err := a.visible(m.Viewer); err != nil {
+		return err
+	}
+	return &Admitted{Title: a.page.Title}
+}

@@ -46,17 +46,39 @@ type Viewer struct {
 	TenantID string
 	Agent    string
 	KeyID    string // the API key presented (its deletion ends what it opened)
+
+	// A signed-in person (a session): their verified e-mail address (lower-case),
+	// how it was proven (MethodMagicLink, MethodOAuth), the session (its end ends
+	// what it opened) and the tenants they are a member of.
+	Person    string
+	Method    string
+	SessionID string
+	Tenants   []string
 }
 
 // owns tells whether v holds an API key of the page's tenant.
 func (a *Actor) owns(v Viewer) bool { return v.TenantID != "" && v.TenantID == a.page.TenantID }
 
-// visible applies the page's access policy to a reader (docs/behaviour.md): the owner's
-// key reads everything; otherwise drafts and revoked pages do not exist (404), and an
-// `authenticated` page needs a credential (401 without one; another tenant's key is
-// 404, never 403). Sessions do not exist yet, so that credential is the owner's key.
+// member tells whether v is a signed-in member of the page's tenant.
+func (a *Actor) member(v Viewer) bool {
+	if v.Person == "" {
+		return false
+	}
+	for _, t := range v.Tenants {
+		if t == a.page.TenantID {
+			return true
+		}
+	}
+	return false
+}
+
+// visible applies the page's access policy to a reader (docs/behaviour.md): the
+// owner's key and the tenant's signed-in members read everything; otherwise drafts
+// and revoked pages do not exist (404), and an `authenticated` page needs a person
+// whose verified address its allowed_identities match (no credential: 401; a
+// person it does not allow: 403; another tenant's key: 404, never 403).
 func (a *Actor) visible(v Viewer) error {
-	if a.owns(v) {
+	if a.owns(v) || a.member(v) {
 		return nil
 	}
 	p := a.page
@@ -64,8 +86,14 @@ func (a *Actor) visible(v Viewer) error {
 		return fault.Missing("page", a.id)
 	}
 	if p.Access.Mode == "authenticated" {
-		if v.TenantID == "" {
-			return fault.New(fault.Unauthorized, "this page requires a credential: send an API key of the page's tenant", nil)
+		switch {
+		case v.Person != "" && p.Access.Allows(v.Person):
+			return nil
+		case v.Person != "":
+			return fault.New(fault.Forbidden, "this page is shared with other people: "+v.Person+" may not open it",
+				map[string]any{"identity": v.Person, "reason": "not_allowed"})
+		case v.TenantID == "":
+			return fault.New(fault.Unauthorized, "this page requires signing in: open it in a browser, or send a session token or an API key of the page's tenant", nil)
 		}
 		return fault.Missing("page", a.id)
 	}

@@ -71,6 +71,10 @@ func (a *Actor) Receive(ctx actor.Context) {
 		a.release(msg)
 	case *SetPlan:
 		ctx.Respond(a.setPlan(msg))
+	case *Claim:
+		ctx.Respond(a.claim(msg))
+	case *ListMembers:
+		ctx.Respond(a.listMembers())
 	}
 }
 
@@ -83,7 +87,7 @@ func (a *Actor) register(msg *Register) any {
 	now := a.deps.Now().UTC()
 	for attempt := 0; attempt < 8; attempt++ {
 		t := Tenant{V: schemaV1, ID: a.id, Name: name, Plan: msg.Plan, OwnerEmail: msg.OwnerEmail,
-			ClaimCode: claimPrefix(name) + "-" + ids.Upper(4), CreatedAt: now}
+			ClaimCode: claimPrefix(name) + "-" + ids.Upper(4), CreatedAt: now, Claimed: msg.Owner != nil}
 		key, secret := newKey(a.id, name, false, now)
 		err := a.deps.Store.Update(func(tx *persistence.Tx) error {
 			if tx.Get(bucketTenants, []byte(a.id)) != nil {
@@ -97,6 +101,13 @@ func (a *Actor) register(msg *Register) any {
 			}
 			if err := tx.Put(bucketClaimCodes, []byte(t.ClaimCode), []byte(t.ID)); err != nil {
 				return err
+			}
+			if o := msg.Owner; o != nil {
+				m := *o
+				m.Role, m.JoinedAt = "owner", now
+				if err := putMember(tx, t.ID, m); err != nil {
+					return err
+				}
 			}
 			return putKey(tx, key)
 		})

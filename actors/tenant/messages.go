@@ -8,6 +8,9 @@ type Register struct {
 	Name       string
 	OwnerEmail string
 	Plan       string
+	// Owner, when set, is the person the tenant is created for (a first sign-in):
+	// the tenant starts claimed, with them as its first member.
+	Owner *Member
 }
 
 // Registered answers Register.
@@ -51,3 +54,18 @@ type View struct {
 
 // KeyDeleted answers DeleteKey.
 type KeyDeleted struct{}
+
+// Claim makes a signed-in person a member of an unclaimed tenant. Code is the claim
+// code they entered (a wrong one is 404); an empty Code is a claim proven another
+// way (the full API key, or the claim link mailed to the owner). A tenant is
+// claimed once: a second claim is 409.
+type Claim struct {
+	Code   string
+	Person Member
+}
+
+// Claimed answers Claim.
+type Claimed struct{ Tenant Tenant }
+
+// ListMembers asks for the tenant's members, earliest first.
+type ListMembers struct{}

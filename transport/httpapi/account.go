@@ -30,6 +30,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	if err != nil {
 		return err
 	}
+	s.queueClaimMail(res.Tenant)
 	claimURL := s.urls.App + "/claim?code=" + url.QueryEscape(res.Tenant.ClaimCode)
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"apiKey":    res.APIKey,

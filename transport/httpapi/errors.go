@@ -24,6 +24,7 @@ var statusOf = map[string]int{
 	fault.RateLimited:  http.StatusTooManyRequests,
 	fault.TooLarge:     http.StatusRequestEntityTooLarge,
 	fault.Internal:     http.StatusInternalServerError,
+	fault.Unavailable:  http.StatusServiceUnavailable,
 }
 
 type envelope struct {

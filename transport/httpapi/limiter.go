@@ -39,10 +39,10 @@ type limShard struct {
 	tat map[string]bucket
 }
 
-// bucket is a key's TAT and the rate it was computed at.
+// bucket is a key's TAT and the interval (the rate) it was computed at.
 type bucket struct {
-	tat int64
-	rpm int
+	tat      int64
+	interval int64
 }
 
 // NewLimiter keeps at most maxKeys buckets (default 100,000 when <= 0).
@@ -60,7 +60,7 @@ func NewLimiter(now func() time.Time, maxKeys int) *Limiter {
 // Decision is the outcome of one Take.
 type Decision struct {
 	Allowed    bool
-	Limit      int           // requests per minute (0: unlimited)
+	Limit      int           // requests per window, a minute for Take (0: unlimited)
 	Remaining  int           // requests allowed right now after this one
 	RetryAfter time.Duration // when refused: until the next request is allowed
 	Reset      time.Duration // until the bucket is full again
@@ -68,11 +68,17 @@ type Decision struct {
 
 // Take spends one request of key's bucket. perMinute <= 0 is unlimited.
 func (l *Limiter) Take(key string, perMinute int) Decision {
-	if perMinute <= 0 {
+	return l.TakeOf(key, perMinute, time.Minute)
+}
+
+// TakeOf spends one of n requests per window (a burst of n, refilled evenly over
+// the window); Decision.Limit is n. n <= 0 is unlimited.
+func (l *Limiter) TakeOf(key string, n int, window time.Duration) Decision {
+	if n <= 0 {
 		return Decision{Allowed: true}
 	}
-	interval := int64(time.Minute) / int64(perMinute)
-	tau := interval * int64(perMinute-1) // how far TAT may run ahead of now
+	interval := int64(window) / int64(n)
+	tau := interval * int64(n-1) // how far TAT may run ahead of now
 	now := l.now().UnixNano()
 	sh := &l.shards[maphash.String(l.seed, key)%limiterShards]
 	sh.mu.Lock()
@@ -82,20 +88,20 @@ func (l *Limiter) Take(key string, perMinute int) Decision {
 	switch {
 	case !ok || tat < now:
 		tat = now
-	case b.rpm != perMinute:
+	case b.interval != interval:
 		// The rate changed (a new plan): keep the number of requests outstanding,
 		// at the new interval.
-		tat = now + (tat-now)/(int64(time.Minute)/int64(b.rpm))*interval
+		tat = now + (tat-now)/b.interval*interval
 	}
 	if tat-now > tau {
-		return Decision{Limit: perMinute, RetryAfter: time.Duration(tat - tau - now), Reset: time.Duration(tat - now)}
+		return Decision{Limit: n, RetryAfter: time.Duration(tat - tau - now), Reset: time.Duration(tat - now)}
 	}
 	next := tat + interval
 	if !ok && len(sh.tat) >= l.perShard {
 		sh.makeRoom(now, l.perShard)
 	}
-	sh.tat[key] = bucket{tat: next, rpm: perMinute}
-	d := Decision{Allowed: true, Limit: perMinute, Reset: time.Duration(next - now)}
+	sh.tat[key] = bucket{tat: next, interval: interval}
+	d := Decision{Allowed: true, Limit: n, Reset: time.Duration(next - now)}
 	if slack := tau - (next - now); slack >= 0 {
 		d.Remaining = int(slack/interval) + 1
 	}

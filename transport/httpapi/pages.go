@@ -190,6 +190,15 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	if err := s.decode(w, r, &req, true); err != nil {
 		return err
 	}
+	// actor.auth_token is a person's session token: the action is theirs, verified,
+	// whoever sends the request (an agent relaying a person's decision).
+	if req.Actor != nil && req.Actor.AuthToken != "" {
+		sess, _, ok := s.people.Session(req.Actor.AuthToken)
+		if !ok {
+			return fault.New(fault.Unauthorized, "actor.auth_token is not a live session token", map[string]any{"field": "actor.auth_token"})
+		}
+		v = Credential{Session: &sess, Tenants: tenant.TenantsOf(s.store, sess.UserID)}.Viewer()
+	}
 	var msg any = &page.Act{Viewer: v, ActionID: ps.ByName("actionId"), Req: &req}
 	if v.TenantID != "" {
 		msg = &page.Execute{Caller: page.Caller{TenantID: v.TenantID, Agent: v.Agent}, ActionID: ps.ByName("actionId"), Req: &req}

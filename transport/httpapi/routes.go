@@ -52,6 +52,20 @@ func (s *Server) routes(reg *prometheus.Registry) {
 	s.handle("POST", "/v1/pages/:id/blocks/insert", s.requireKey(s.insertBlock))
 }
 
+// routes registers the sign-in area's routes (MountSignIn): mailed links, OAuth,
+// the session, claiming an agent's account (signin_*.go).
+func (si *signin) routes() {
+	s := si.Server
+	s.handle("POST", "/v1/auth/magic-link/send", si.sendLink)
+	s.handle("GET", "/v1/auth/magic-link/verify", si.verifyLink)
+	s.handle("POST", "/v1/auth/oauth/:provider", si.oauthStart)
+	s.handle("GET", "/v1/auth/oauth/:provider/callback", si.oauthCallback)
+	s.handle("GET", "/v1/auth/me", si.me)
+	s.handle("POST", "/v1/auth/logout", si.logout)
+	s.handle("POST", "/v1/auth/claim", si.claim)
+	s.handle("POST", "/v1/auth/claim/key", si.claimByKey)
+}
+
 // routes registers the real-time area's routes (MountRealtime).
 func (rt *realtime) routes() {
 	s := rt.Server

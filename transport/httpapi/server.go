@@ -13,6 +13,7 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/actors/page"
+	"folio/actors/people"
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
@@ -33,6 +34,7 @@ type Config struct {
 	PageDeps    *page.Deps // to validate a new page before its quota is reserved (pages.go)
 	Tenants     *registry.Registry
 	Keys        *tenant.Keyring
+	People      *people.Directory
 	Now         func() time.Time
 	URLs        URLs
 	MaxBody     int64
@@ -48,6 +50,7 @@ type Server struct {
 	pageDeps    *page.Deps
 	tenants     *registry.Registry
 	keys        *tenant.Keyring
+	people      *people.Directory
 	now         func() time.Time
 	urls        URLs
 	maxBody     int64
@@ -59,6 +62,7 @@ type Server struct {
 	routesMu    sync.Mutex
 	registered  []string // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
 	tenancy     *tenancy // rate limits, quotas, inbox (limits.go); nil until MountTenancy
+	signin      *signin  // sign-in, claim (signin.go); nil until MountSignIn
 }
 
 // New builds the server and its routes.
@@ -69,7 +73,7 @@ func New(c Config) *Server {
 	if c.DefaultPlan == "" {
 		c.DefaultPlan = "free"
 	}
-	s := &Server{store: c.Store, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, now: c.Now, urls: c.URLs,
+	s := &Server{store: c.Store, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, people: c.People, now: c.Now, urls: c.URLs,
 		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry)}
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false

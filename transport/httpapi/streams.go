@@ -56,6 +56,9 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 	if v.KeyID != "" {
 		c.OnClose(rt.keys.OnRevoke(v.KeyID, func() { c.End(page.AccessEnded("credential_revoked")) }))
 	}
+	if v.SessionID != "" { // signing out ends what the session opened
+		c.OnClose(rt.people.OnEnd(v.SessionID, func() { c.End(page.AccessEnded("signed_out")) }))
+	}
 	hello := map[string]any{"type": "connected", "pageId": id}
 	if comments {
 		hello["stream"] = "comments"

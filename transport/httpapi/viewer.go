@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
@@ -43,26 +42,6 @@ func (s *Server) MountRealtime(d RealtimeDeps) {
 		d.DownloadTTL = 5 * time.Minute
 	}
 	(&realtime{Server: s, d: d}).routes()
-}
-
-// ViewerOf is viewerOf for the pages people open (transport/web).
-func (s *Server) ViewerOf(r *http.Request) (page.Viewer, error) { return s.viewerOf(r) }
-
-// viewerOf reads the optional API key of a route open to people holding the page
-// link: none is an anonymous viewer; one that is present but invalid is 401.
-func (s *Server) viewerOf(r *http.Request) (page.Viewer, error) {
-	token, ok := bearer(r)
-	if !ok {
-		return page.Viewer{}, nil
-	}
-	who, ok := principalFrom(r)
-	if !ok {
-		who, ok = s.keys.Authenticate(token)
-	}
-	if !ok {
-		return page.Viewer{}, fault.New(fault.Unauthorized, "the API key is invalid or was revoked", nil)
-	}
-	return page.Viewer{TenantID: who.TenantID, Agent: who.Agent(), KeyID: who.KeyID}, nil
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -14,7 +14,8 @@ import (
 // deliveryArea wires callbacks and notifications into the node: the outbox outlet (delivery rows
 // in each event's commit), the callback dispatcher (re-armed from bbolt before the
 // node reports healthy), and the routes of approval chains and the delivery log.
-func (n *Node) deliveryArea(pd *page.Deps) area {
+// The mailer is returned too: sign-in mails go through it (signin.go).
+func (n *Node) deliveryArea(pd *page.Deps) (area, callback.Mailer) {
 	cfg := n.Config
 	pd.Limits.AllowPrivateCallbacks = cfg.AllowPrivateCallbacks
 	from := cfg.SMTPFrom
@@ -50,7 +51,7 @@ func (n *Node) deliveryArea(pd *page.Deps) area {
 	if err != nil {
 		// Rows are still written with their events; they are sent after the next start.
 		cfg.Log.Error("callback dispatcher did not start; deliveries wait for the next start", slog.Any("err", err))
-		return area{outlets: []page.Outlet{outbox}}
+		return area{outlets: []page.Outlet{outbox}}, mailer
 	}
 	outbox.Dispatcher = d
 	for _, g := range []struct {
@@ -67,5 +68,5 @@ func (n *Node) deliveryArea(pd *page.Deps) area {
 		outlets: []page.Outlet{outbox},
 		mount:   func(api *httpapi.Server) { api.MountDelivery(httpapi.DeliveryDeps{Store: n.Store, Dispatcher: d}) },
 		close:   d.Stop,
-	}
+	}, mailer
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"folio/actors/page"
+	"folio/actors/people"
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
@@ -64,6 +65,15 @@ type Config struct {
 	SMTPPassword     string          // --smtp-password
 	CallbackSchedule []time.Duration // default retry delays (tests shorten them); nil: 1m 5m 30m 2h 12h
 	CallbackTimeout  time.Duration   // one attempt (default 30 s)
+
+	// Sign-in: OAuth providers, lifetimes, abuse limits (signin.go).
+	GitHub          OAuthConfig   // --github-client-id …
+	Google          OAuthConfig   // --google-client-id …
+	SessionTTL      time.Duration // idle lifetime of a session (30 days)
+	LinkTTL         time.Duration // a mailed sign-in link (15 minutes)
+	LinksPerEmail   int           // sign-in mails per address per 15 minutes (5)
+	LinksPerClient  int           // sign-in mails per client address per 15 minutes (20)
+	ClaimsPerClient int           // claim attempts per client address, and per person, per 15 minutes (10)
 
 	// Real-time: streams, agent mailbox, comments, files, views (realtime.go).
 	Keepalive         time.Duration // SSE `: keepalive` and WebSocket ping interval (30 s; --keepalive)
@@ -148,6 +158,7 @@ type Node struct {
 	Pages    *registry.Registry
 	Tenants  *registry.Registry
 	Keys     *tenant.Keyring
+	People   *people.Directory
 	API      *httpapi.Server
 	Registry *prometheus.Registry
 
@@ -190,6 +201,7 @@ func Open(cfg Config) (*Node, error) {
 	})
 	n := &Node{Config: cfg, Store: store, System: system, Registry: reg, stop: make(chan struct{})}
 	n.Keys = tenant.NewKeyring(store, cfg.Now)
+	n.People = people.NewDirectory(store, cfg.Now, people.Lifetimes{Session: cfg.SessionTTL, Link: cfg.LinkTTL})
 	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
 	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, IdleDone: cfg.IdleAfterDone, Log: log,
 		Files: page.FileLimits{MaxBytes: cfg.MaxUpload, Budget: cfg.PageUploadBudget, UploadTTL: cfg.UploadTTL}}
@@ -203,22 +215,23 @@ func Open(cfg Config) (*Node, error) {
 		_ = store.Close()
 		return nil, err
 	}
-	n.areas = []area{rt, n.deliveryArea(pageDeps), n.contentArea(pageDeps), n.tenancyArea(pageDeps)}
+	delivery, mailer := n.deliveryArea(pageDeps)
+	n.areas = []area{rt, delivery, n.contentArea(pageDeps), n.tenancyArea(pageDeps), n.signinArea(mailer)}
 	for _, a := range n.areas {
 		pageDeps.Outlets = append(pageDeps.Outlets, a.outlets...)
 	}
 	pageDeps.Outlets = append(pageDeps.Outlets, tenant.Usage{}, newEventCounter(reg))
 	n.API = httpapi.New(httpapi.Config{
-		Store: store, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, Now: cfg.Now,
+		Store: store, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
 	})
-	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Now: cfg.Now, Viewer: n.API.ViewerOf, Log: log})
 	for _, a := range n.areas {
 		if a.mount != nil {
 			a.mount(n.API)
 		}
 	}
+	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API, Log: log})
 
 	n.bg.Add(2)
 	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()

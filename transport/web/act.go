@@ -26,14 +26,15 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 		http.Error(w, "This form was sent from another site.", http.StatusForbidden)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
-	if err := r.ParseForm(); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			http.Error(w, "The form is larger than 1 MiB.", http.StatusRequestEntityTooLarge)
-			return
-		}
-		http.Error(w, "The form could not be read.", http.StatusBadRequest)
+	if !s.readForm(w, r) {
+		return
+	}
+	c, err := s.c.API.CredentialOf(w, r)
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	if !s.csrfOK(w, r, c) {
 		return
 	}
 	id := ps.ByName("id")
@@ -72,12 +73,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 			req.FormValues[name] = v
 		}
 	}
-	v, err := s.c.Viewer(r)
-	if err != nil {
-		s.failed(w, r, err)
-		return
-	}
-	if _, err := registry.Call[*page.Result](r.Context(), s.c.Pages, id, &page.Act{Viewer: v, ActionID: action, Req: req}); err != nil {
+	if _, err := registry.Call[*page.Result](r.Context(), s.c.Pages, id, &page.Act{Viewer: c.Viewer(), ActionID: action, Req: req}); err != nil {
 		var fe *fault.Error
 		if !errors.As(err, &fe) {
 			s.failed(w, r, err)
@@ -116,7 +112,10 @@ type confirmView struct {
 type formValue struct{ Name, Value string }
 
 func (s *Site) confirm(w http.ResponseWriter, r *http.Request, p *page.Page, a page.Action, form url.Values) {
-	v := confirmView{Shell: s.shell("Confirm: " + a.Label), ID: p.ID, Title: p.Title,
+	me, _ := s.me(w, r)
+	sh := s.shell("Confirm: " + a.Label)
+	sh.Me = me
+	v := confirmView{Shell: sh, ID: p.ID, Title: p.Title,
 		Action: actionView{ID: a.ActionID, Label: a.Label, Style: a.Style, Danger: true}}
 	for k, vals := range form {
 		if k == "confirm" || k == "action" {

@@ -43,7 +43,8 @@ func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 		s.fragmentGone(w, r, o)
 		return
 	}
-	v := s.reviewOf(o, s.c.Now())
+	me, _ := s.me(w, r)
+	v := s.reviewOf(o, s.c.Now(), me)
 	buf := getBuf()
 	defer putBuf(buf)
 	if err := s.execute(buf, "part-"+ps.ByName("part"), model(&v)); err != nil {
@@ -64,7 +65,7 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 		s.fragmentGone(w, r, o)
 		return
 	}
-	v := s.reviewOf(o, s.c.Now()) // the options (form, actions) the page draws blocks with
+	v := s.reviewOf(o, s.c.Now(), nil) // the options (form, actions) the page draws blocks with
 	id := ps.ByName("blockId")
 	for _, b := range o.Page.Blocks {
 		if b.ID == id {
@@ -124,6 +125,7 @@ type commentsView struct {
 	Count    int
 	CanWrite bool
 	Blocks   map[string]string // block id -> its title, for "on <block>" anchors
+	Me       *meView           // signed in: comments as their verified address
 }
 
 type commentItem struct {

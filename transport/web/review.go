@@ -38,16 +38,25 @@ func (s *Site) review(w http.ResponseWriter, r *http.Request, ps httprouter.Para
 func (s *Site) show(w http.ResponseWriter, r *http.Request, o *page.Opened, status int, problem *problemView) {
 	buf := getBuf()
 	defer putBuf(buf)
+	me, _ := s.me(w, r)
 	var err error
 	switch {
 	case o.Gone:
-		err = s.execute(buf, "gone", s.shell("This page was withdrawn"))
+		sh := s.shell("This page was withdrawn")
+		sh.Me = me
+		err = s.execute(buf, "gone", sh)
 		status = http.StatusGone
 	case o.Gate:
-		err = s.execute(buf, "gate", s.shell("Sign-in required"))
-		status = http.StatusUnauthorized
+		// Someone signed in whom the page does not admit is 403 and told so; anyone
+		// else is asked to sign in (401). Neither sees anything of the page.
+		v := gateView{Shell: s.shell("Sign-in required"), SignIn: s.signinBox(o.Page.ID, "/p/"+o.Page.ID)}
+		v.Me, status = me, http.StatusUnauthorized
+		if me != nil {
+			v.Title, status = "Not shared with you", http.StatusForbidden
+		}
+		err = s.execute(buf, "gate", v)
 	default:
-		v := s.reviewOf(o, s.c.Now())
+		v := s.reviewOf(o, s.c.Now(), me)
 		v.Problem = problem
 		err = s.execute(buf, "review", v)
 	}
@@ -63,6 +72,7 @@ type Shell struct {
 	Title string
 	CSS   string
 	JS    string
+	Me    *meView // the signed-in person, nil for anyone else
 }
 
 func (s *Site) shell(title string) Shell {
@@ -142,6 +152,8 @@ type decideView struct {
 	// the implicit action page.SubmitAction (the form block draws the button).
 	FormOnly bool
 	HasForm  bool
+	Me       *meView    // signed in: decides as their verified address
+	Verify   *signinBox // an approval chain awaits a step and nobody is signed in
 }
 
 type actionView struct {
@@ -162,16 +174,32 @@ type fieldProblem struct {
 	Message string
 }
 
-func (s *Site) reviewOf(o *page.Opened, now time.Time) reviewView {
+// gateView is the page an authenticated page shows in its place until the person
+// signs in with an address it admits.
+type gateView struct {
+	Shell
+	SignIn signinBox
+}
+
+func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView) reviewView {
 	p := o.Page
 	status := page.EffectiveStatus(p, now)
+	sh := s.shell(p.Title)
+	sh.Me = me
 	v := reviewView{
-		Shell: s.shell(p.Title), ID: p.ID, Status: status, StatusLabel: statusLabel(status),
+		Shell: sh, ID: p.ID, Status: status, StatusLabel: statusLabel(status),
 		PageType: p.PageType, Summary: p.Summary, Priority: p.Priority, Tags: p.Tags, CreatedBy: p.CreatedBy,
 		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, Views: p.Stats.ViewCount, Version: p.Version,
 	}
 	v.State = stateOf(p, status)
 	v.Decide = decideOf(p, status)
+	v.Decide.Me = me
+	if v.Decide.Open && me == nil && p.Approval != nil && p.Approval.Status == page.ChainInProgress {
+		// A typed name never decides a step of an approval chain: the person verifies
+		// their address first, and comes back here signed in.
+		v.Decide.Verify = &signinBox{}
+		*v.Decide.Verify = s.signinBox(p.ID, "/p/"+p.ID)
+	}
 	opt := render.Options{PageID: p.ID, Now: now, Cache: s.fragments}
 	if v.Decide.Open {
 		opt.FormID, opt.Actions = formID, map[string]bool{}
@@ -188,6 +216,7 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time) reviewView {
 	v.Blocks = htmlOf(blocks.String())
 	v.Files = filesOf(p, o.Files, status)
 	v.Comments = commentsOf(p, o.Comments, status)
+	v.Comments.Me = me
 	return v
 }
 

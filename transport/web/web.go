@@ -21,6 +21,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
+	"folio/transport/httpapi"
 )
 
 // Router is where routes are mounted (the API server).
@@ -30,13 +31,14 @@ type Router interface {
 
 // Config wires the pages.
 type Config struct {
-	Store *persistence.Store
-	Pages *registry.Registry
-	Now   func() time.Time
-	// Viewer says who is asking (an API key, later a session); anonymous when the
-	// request carries no credential. An invalid credential is an error.
-	Viewer func(r *http.Request) (page.Viewer, error)
-	Log    *slog.Logger
+	Store   *persistence.Store
+	Pages   *registry.Registry
+	Tenants *registry.Registry
+	Now     func() time.Time
+	// API is the node's API: who is asking (its credential), sign-in, claims. The
+	// pages call the same code the API's routes do.
+	API *httpapi.Server
+	Log *slog.Logger
 }
 
 // Mount adds the routes for people.
@@ -48,15 +50,21 @@ func Mount(r Router, c Config) *Site {
 	if s.c.Log == nil {
 		s.c.Log = slog.Default()
 	}
-	if s.c.Viewer == nil {
-		s.c.Viewer = func(*http.Request) (page.Viewer, error) { return page.Viewer{}, nil }
-	}
 	r.Handle("GET", "/p/:id", s.review)
 	r.Handle("POST", "/p/:id/act", s.act)
 	r.Handle("GET", "/p/:id/parts/:part", s.part)
 	r.Handle("GET", "/p/:id/blocks/:blockId", s.block)
 	r.Handle("GET", "/s/:code", s.short)
 	r.Handle("GET", "/assets/:name", s.assets.serve)
+	// Signing in, claiming an agent, the start page (signin.go, claim.go).
+	r.Handle("GET", "/", s.home)
+	r.Handle("GET", "/login", s.login)
+	r.Handle("POST", "/login", s.sendLink)
+	r.Handle("POST", "/login/oauth/:provider", s.oauth)
+	r.Handle("POST", "/logout", s.logout)
+	r.Handle("GET", "/claim", s.claimPage)
+	r.Handle("POST", "/claim", s.claim)
+	r.Handle("GET", "/welcome", s.welcome)
 	return s
 }
 
@@ -89,11 +97,11 @@ func (s *Site) open(r *http.Request, id string) (*page.Opened, error) {
 	if id == "" || len(id) > 64 {
 		return nil, nil
 	}
-	v, err := s.c.Viewer(r)
+	c, err := s.c.API.CredentialOf(nil, r)
 	if err != nil {
 		return nil, err
 	}
-	o, err := registry.Call[*page.Opened](r.Context(), s.c.Pages, id, &page.Open{Viewer: v})
+	o, err := registry.Call[*page.Opened](r.Context(), s.c.Pages, id, &page.Open{Viewer: c.Viewer()})
 	switch {
 	case err == nil:
 		return o, nil

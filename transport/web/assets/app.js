@@ -14,6 +14,14 @@
 
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+  // Writes of a signed-in person carry their session's CSRF token (the cookie alone
+  // is refused, so another site cannot write in their name).
+  var csrf = ($("meta[name=csrf-token]") || {}).content || "";
+  function headers(h) {
+    h = h || {};
+    if (csrf) h["X-CSRF-Token"] = csrf;
+    return h;
+  }
   function store(key, value) {
     try {
       if (value === undefined) return window.localStorage.getItem(key);
@@ -249,14 +257,18 @@
       clearErrors(document);
       status.classList.remove("err");
       status.textContent = "Sending…";
-      var who = ($("#actor_identity") || {}).value || "";
-      if (who.trim()) store("folio.identity", who.trim());
-      var payload = { actor: { identity: who }, form_values: formValues(form) };
+      var payload = { form_values: formValues(form) };
+      var whoInput = $("#actor_identity"); // absent when signed in: the session says who
+      if (whoInput) {
+        var who = whoInput.value || "";
+        if (who.trim()) store("folio.identity", who.trim());
+        payload.actor = { identity: who };
+      }
       var comment = ($("#decide-comment") || {}).value || "";
       if (comment.trim()) payload.comment = comment;
       $$("button[name=action]").forEach(function (b) { b.disabled = true; });
       fetch(base + "/actions/" + encodeURIComponent(action || "submit"), {
-        method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(payload)
+        method: "POST", headers: headers({ "Content-Type": "application/json", Accept: "application/json" }), body: JSON.stringify(payload)
       }).then(function (r) {
         return r.json().catch(function () { return {}; }).then(function (j) { return { status: r.status, body: j }; });
       }).then(function (res) {
@@ -310,10 +322,11 @@
       $("[data-delete]", tools).hidden = !tokens[id];
     });
     $$(".blk-comment", scope).forEach(function (b) { b.hidden = !composer; });
-    if (composer && !$("#comment-name").value) $("#comment-name").value = store("folio.identity") || "";
+    var name = $("#comment-name");
+    if (composer && name && !name.value) name.value = store("folio.identity") || "";
   }
   function commentRequest(method, url, payload) {
-    return fetch(url, { method: method, headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify(payload) })
+    return fetch(url, { method: method, headers: headers({ "Content-Type": "application/json", Accept: "application/json" }), body: JSON.stringify(payload) })
       .then(function (r) { return r.text().then(function (t) { var j = {}; try { j = JSON.parse(t); } catch (e) { /* 204 */ } return { status: r.status, body: j }; }); });
   }
   function onComment(e) {
@@ -323,10 +336,14 @@
     var status = $(".form-status", form), text = $("#comment-text");
     clearErrors(form);
     status.classList.remove("err");
-    var payload = { content: text.value, author_name: $("#comment-name").value };
+    var payload = { content: text.value };
+    var name = $("#comment-name"); // absent when signed in
+    if (name) {
+      payload.author_name = name.value;
+      if (name.value.trim()) store("folio.identity", name.value.trim());
+    }
     if (context.parent) payload.parent_id = context.parent;
     if (context.block) payload.block_id = context.block;
-    if (payload.author_name.trim()) store("folio.identity", payload.author_name.trim());
     status.textContent = "Posting…";
     commentRequest("POST", base + "/comments", payload).then(function (res) {
       if (res.status !== 201) {
@@ -381,7 +398,7 @@
   function send(file, status, progress) {
     var who = store("folio.identity") || "";
     return fetch(base + "/files/presign", {
-      method: "POST", headers: { "Content-Type": "application/json" },
+      method: "POST", headers: headers({ "Content-Type": "application/json" }),
       body: JSON.stringify({ filename: file.name, mime_type: file.type || "application/octet-stream", size_bytes: file.size, uploaded_by: who })
     }).then(function (r) { return r.json().then(function (j) { if (!r.ok) throw new Error((j.error || {}).message || "the upload was refused"); return j; }); })
       .then(function (p) {
@@ -399,7 +416,7 @@
         });
       })
       .then(function (p) {
-        return fetch(base + "/files/complete", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ storage_key: p.storageKey }) })
+        return fetch(base + "/files/complete", { method: "POST", headers: headers({ "Content-Type": "application/json" }), body: JSON.stringify({ storage_key: p.storageKey }) })
           .then(function (r) { return r.json().then(function (j) { if (r.status !== 201) throw new Error((j.error || {}).message || "the upload was not recorded"); return j; }); });
       });
   }
@@ -442,7 +459,7 @@
 
   // ---- start ----
   function start() {
-    fetch("/internal/pages/" + encodeURIComponent(pageId) + "/view", { method: "POST" }).catch(function () {});
+    fetch("/internal/pages/" + encodeURIComponent(pageId) + "/view", { method: "POST", headers: headers() }).catch(function () {});
     var who = $("#actor_identity");
     if (who && !who.value) who.value = store("folio.identity") || "";
     document.addEventListener("submit", function (e) { if (e.target.id === "decide") decide(e); else onComment(e); });
@@ -453,4 +470,23 @@
     if (problem) problem.focus();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+})();
+
+// Copy buttons (the API key shown once after a first sign-in): the text of the
+// element the button names goes to the clipboard, and the page says so.
+(function () {
+  "use strict";
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest ? e.target.closest("[data-copy]") : null;
+    if (!b) return;
+    var src = document.getElementById(b.getAttribute("data-copy"));
+    var status = document.querySelector(".copy-status");
+    if (!src) return;
+    var done = function (ok) { if (status) status.textContent = ok ? "Copied." : "Select the key and copy it by hand."; };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(src.textContent).then(function () { done(true); }, function () { done(false); });
+    } else {
+      done(false);
+    }
+  });
 })();

@@ -1,12 +1,9 @@
 package delivery_test
 
 import (
-	"bufio"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,107 +11,10 @@ import (
 	"folio/transport/node/nodetest"
 )
 
-// smtpServer is a minimal SMTP listener on 127.0.0.1 that keeps every message.
-type smtpServer struct {
-	ln   net.Listener
-	mu   sync.Mutex
-	msgs []mailMsg
-}
-
-type mailMsg struct {
-	From string
-	To   []string
-	Data string
-}
-
-func newSMTP(t *testing.T) *smtpServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &smtpServer{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go s.serve(c)
-		}
-	}()
-	return s
-}
-
-func (s *smtpServer) serve(c net.Conn) {
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	r := bufio.NewReader(c)
-	say := func(line string) { _, _ = c.Write([]byte(line + "\r\n")) }
-	say("220 test.local ESMTP")
-	var m mailMsg
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return
-		}
-		cmd := strings.ToUpper(strings.TrimSpace(line))
-		switch {
-		case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
-			say("250-test.local")
-			say("250 8BITMIME")
-		case strings.HasPrefix(cmd, "MAIL FROM:"):
-			m = mailMsg{From: between(line, "<", ">")}
-			say("250 OK")
-		case strings.HasPrefix(cmd, "RCPT TO:"):
-			m.To = append(m.To, between(line, "<", ">"))
-			say("250 OK")
-		case cmd == "DATA":
-			say("354 go ahead")
-			var b strings.Builder
-			for {
-				l, err := r.ReadString('\n')
-				if err != nil {
-					return
-				}
-				if l == ".\r\n" {
-					break
-				}
-				b.WriteString(l)
-			}
-			m.Data = b.String()
-			s.mu.Lock()
-			s.msgs = append(s.msgs, m)
-			s.mu.Unlock()
-			say("250 queued")
-		case cmd == "QUIT":
-			say("221 bye")
-			return
-		case cmd == "RSET", cmd == "NOOP":
-			say("250 OK")
-		default:
-			say("502 not implemented")
-		}
-	}
-}
-
-func between(s, open, close string) string {
-	_, rest, _ := strings.Cut(s, open)
-	v, _, _ := strings.Cut(rest, close)
-	return v
-}
-
-func (s *smtpServer) messages() []mailMsg {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]mailMsg(nil), s.msgs...)
-}
-
 func TestNotificationsOnPublish(t *testing.T) {
-	mail := newSMTP(t)
+	mail := nodetest.StartSMTP(t)
 	e := nodetest.New(t, allowPrivate, func(c *node.Config) {
-		c.SMTPAddr, c.SMTPFrom = mail.ln.Addr().String(), "Folio <noreply@folio.test>"
+		c.SMTPAddr, c.SMTPFrom = mail.Addr(), "Folio <noreply@folio.test>"
 	})
 	key, _ := e.Register("notifier")
 	slack, hook := newReceiver(t, nil), newReceiver(t, nil)
@@ -129,14 +29,19 @@ func TestNotificationsOnPublish(t *testing.T) {
 	}
 	id, url := pub["pageId"].(string), pub["pageUrl"].(string)
 
-	eventually(t, 5*time.Second, "the e-mail", func() bool { return len(mail.messages()) == 1 })
-	m := mail.messages()[0]
+	m := mail.Wait(t, 5*time.Second, nil)
+	if n := len(mail.Messages()); n != 1 {
+		t.Errorf("%d e-mails, want 1", n)
+	}
 	if m.From != "noreply@folio.test" || len(m.To) != 1 || m.To[0] != "alice@example.com" {
 		t.Errorf("envelope: from %q to %v", m.From, m.To)
 	}
-	for _, want := range []string{"To: alice@example.com", "Subject: [HIGH] Deploy v2 to production?", "All checks passed.", url} {
-		if !strings.Contains(strings.ReplaceAll(m.Data, "=\r\n", ""), want) {
-			t.Errorf("e-mail lacks %q:\n%s", want, m.Data)
+	if !strings.Contains(m.Raw, "To: alice@example.com") || m.Subject != "[HIGH] Deploy v2 to production?" {
+		t.Errorf("e-mail headers: Subject %q\n%s", m.Subject, m.Raw)
+	}
+	for _, want := range []string{"All checks passed.", url} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("e-mail text lacks %q:\n%s", want, m.Text)
 		}
 	}
 
@@ -181,18 +86,21 @@ func TestNotificationsOnPublish(t *testing.T) {
 }
 
 func TestNotificationsOfDraftsAndTestKeys(t *testing.T) {
-	mail := newSMTP(t)
-	e := nodetest.New(t, allowPrivate, func(c *node.Config) { c.SMTPAddr = mail.ln.Addr().String() })
+	mail := nodetest.StartSMTP(t)
+	e := nodetest.New(t, allowPrivate, func(c *node.Config) { c.SMTPAddr = mail.Addr() })
 	key, _ := e.Register("drafts")
 	// A draft notifies when it is published, with the channels given as overrides.
 	draft := e.Must(201, "POST", "/v1/pages", key, map[string]any{"title": "Draft page"})["pageId"].(string)
 	time.Sleep(50 * time.Millisecond)
-	if n := len(mail.messages()); n != 0 {
+	if n := len(mail.Messages()); n != 0 {
 		t.Fatalf("a draft sent %d e-mails", n)
 	}
 	e.Must(200, "POST", "/v1/pages/"+draft+"/publish", key, map[string]any{"notify": map[string]any{"channels": []any{
 		map[string]any{"type": "email", "target": "bob@example.com"}}}})
-	eventually(t, 5*time.Second, "the e-mail of the published draft", func() bool { return len(mail.messages()) == 1 })
+	mail.Wait(t, 5*time.Second, nil)
+	if n := len(mail.Messages()); n != 1 {
+		t.Errorf("%d e-mails after the draft was published, want 1", n)
+	}
 
 	// sk_test_ pages record notifications without sending them.
 	testKey := e.Must(201, "POST", "/v1/account/api-keys", key, map[string]any{"name": "ci", "mode": "test"})["key"].(string)
@@ -216,8 +124,8 @@ func TestNotificationsOfDraftsAndTestKeys(t *testing.T) {
 		t.Errorf("retrying a test notification: %d", r.Status)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if len(mail.messages()) != 1 || len(hook.all()) != 0 {
-		t.Errorf("a test page's notifications were sent: %d e-mails, %d webhooks", len(mail.messages()), len(hook.all()))
+	if len(mail.Messages()) != 1 || len(hook.all()) != 0 {
+		t.Errorf("a test page's notifications were sent: %d e-mails, %d webhooks", len(mail.Messages()), len(hook.all()))
 	}
 }
 

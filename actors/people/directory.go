@@ -1,0 +1,105 @@
+package people
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"folio/persistence"
+)
+
+// Lifetimes of what the directory hands out (docs/behaviour.md).
+type Lifetimes struct {
+	Session   time.Duration // idle lifetime of a session: each use a day after the last extension extends it (30 days)
+	Link      time.Duration // a sign-in link (15 minutes)
+	ClaimLink time.Duration // the claim link mailed at registration (72 hours)
+	Flow      time.Duration // an OAuth sign-in in progress (10 minutes)
+}
+
+// DefaultLifetimes are the lifetimes of a node that sets none.
+var DefaultLifetimes = Lifetimes{Session: 30 * 24 * time.Hour, Link: 15 * time.Minute, ClaimLink: 72 * time.Hour, Flow: 10 * time.Minute}
+
+// Errors of the directory.
+var (
+	ErrUnknown = errors.New("people: unknown, already used or ended")
+	ErrExpired = errors.New("people: expired")
+)
+
+// Directory is the people, their sessions, links and OAuth flows, over bbolt.
+// Sessions are also cached in memory (by token hash); EndSession drops the cached
+// one and runs its watchers before it returns, so a request after a logout is
+// refused and a stream opened with the session is ended.
+type Directory struct {
+	store *persistence.Store
+	now   func() time.Time
+	life  Lifetimes
+
+	mu       sync.RWMutex
+	sessions map[string]Session // token hash -> session
+
+	watchMu  sync.Mutex
+	watchers map[string]map[*func()]struct{} // session id -> what ends with it
+}
+
+// maxCached bounds the session cache; past it the cache starts again empty (it is
+// only a cache: every session is in bbolt).
+const maxCached = 100_000
+
+// NewDirectory opens the directory on store; zero lifetimes take the defaults.
+func NewDirectory(store *persistence.Store, now func() time.Time, life Lifetimes) *Directory {
+	d := DefaultLifetimes
+	if life.Session > 0 {
+		d.Session = life.Session
+	}
+	if life.Link > 0 {
+		d.Link = life.Link
+	}
+	if life.ClaimLink > 0 {
+		d.ClaimLink = life.ClaimLink
+	}
+	if life.Flow > 0 {
+		d.Flow = life.Flow
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Directory{store: store, now: now, life: d, sessions: map[string]Session{}, watchers: map[string]map[*func()]struct{}{}}
+}
+
+// Lifetimes are the directory's lifetimes after defaults.
+func (d *Directory) Lifetimes() Lifetimes { return d.life }
+
+// Sweep deletes expired sessions, links and flows (run periodically; an expired
+// record is refused when used whether or not it was swept).
+func (d *Directory) Sweep() error {
+	now := d.now()
+	type expiring struct {
+		ExpiresAt time.Time `json:"expires_at"`
+	}
+	dead := map[string][][]byte{}
+	err := d.store.Update(func(tx *persistence.Tx) error {
+		for _, bucket := range []string{bucketSessions, bucketLinks, bucketOAuthFlow} {
+			tx.Scan(bucket, nil, false, func(k, v []byte) bool {
+				if e, ok := decode[expiring](v); !ok || !now.Before(e.ExpiresAt) {
+					dead[bucket] = append(dead[bucket], append([]byte(nil), k...))
+				}
+				return true
+			})
+			for _, k := range dead[bucket] {
+				if err := tx.Delete(bucket, k); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	for _, h := range dead[bucketSessions] {
+		delete(d.sessions, string(h))
+	}
+	d.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,111 @@
+package tenant
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+
+	"folio/actors/model/fault"
+	"folio/persistence"
+)
+
+// Member is a person who belongs to a tenant: they see its dashboard and act for it.
+type Member struct {
+	UserID   string    `json:"user_id"`
+	Email    string    `json:"email"`
+	Role     string    `json:"role"` // "owner" (claimed or created it); invited people are "member"
+	JoinedAt time.Time `json:"joined_at"`
+}
+
+// Buckets of memberships, written by the tenant actor in the commit that adds the
+// member, and read by anyone.
+const (
+	bucketMembers     = "tenant_members" // tenantId 0x00 userId -> Member
+	bucketUserTenants = "user_tenants"   // userId 0x00 tenantId -> joined (8)
+)
+
+// putMember records m as a member of tenantID in both directions.
+func putMember(tx *persistence.Tx, tenantID string, m Member) error {
+	if err := putJSON(tx, bucketMembers, persistence.Key([]byte(tenantID), []byte(m.UserID)), m); err != nil {
+		return err
+	}
+	return tx.Put(bucketUserTenants, persistence.Key([]byte(m.UserID), []byte(tenantID)), persistence.U64(uint64(m.JoinedAt.UnixNano())))
+}
+
+// TenantsOf lists the tenants a person belongs to, the earliest joined first.
+func TenantsOf(store *persistence.Store, userID string) []string {
+	type joined struct {
+		id string
+		at uint64
+	}
+	var all []joined
+	_ = store.View(func(tx *persistence.Tx) error {
+		prefix := append([]byte(userID), 0)
+		tx.Scan(bucketUserTenants, prefix, false, func(k, v []byte) bool {
+			all = append(all, joined{string(k[len(prefix):]), persistence.ReadU64(v)})
+			return true
+		})
+		return nil
+	})
+	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at })
+	out := make([]string, len(all))
+	for i, j := range all {
+		out[i] = j.id
+	}
+	return out
+}
+
+// TenantOfCode finds the tenant a claim code belongs to.
+func TenantOfCode(store *persistence.Store, code string) (string, bool) {
+	if code == "" || len(code) > 64 {
+		return "", false
+	}
+	var id []byte
+	_ = store.View(func(tx *persistence.Tx) error {
+		id = tx.Get(bucketClaimCodes, []byte(code))
+		return nil
+	})
+	return string(id), id != nil
+}
+
+// claim answers Claim.
+func (a *Actor) claim(msg *Claim) any {
+	var t Tenant
+	err := a.deps.Store.Update(func(tx *persistence.Tx) error {
+		var ok bool
+		if t, ok = decodeTenant(tx.Get(bucketTenants, []byte(a.id))); !ok || (msg.Code != "" && msg.Code != t.ClaimCode) {
+			return fault.Missing("claim code", msg.Code)
+		}
+		if t.Claimed {
+			return fault.New(fault.Conflict, "this agent's account has already been claimed", map[string]any{"tenant_id": t.ID})
+		}
+		t.Claimed = true
+		if err := putJSON(tx, bucketTenants, []byte(t.ID), t); err != nil {
+			return err
+		}
+		m := msg.Person
+		m.Role, m.JoinedAt = "owner", a.deps.Now().UTC()
+		return putMember(tx, t.ID, m)
+	})
+	if err != nil {
+		return err
+	}
+	return &Claimed{Tenant: t}
+}
+
+// listMembers answers ListMembers.
+func (a *Actor) listMembers() any {
+	var out []Member
+	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+		tx.Scan(bucketMembers, append([]byte(a.id), 0), false, func(_, v []byte) bool {
+			var m Member
+			if json.Unmarshal(v, &m) == nil {
+				out = append(out, m)
+			}
+			return true
+		})
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].JoinedAt.Before(out[j].JoinedAt) })
+	return out
+}

@@ -1,0 +1,120 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"folio/actors/callback"
+	"folio/actors/people"
+	"folio/transport/oauth"
+)
+
+// SignInDeps wire sign-in: mailed links, OAuth providers, claiming an agent's
+// account (signin_*.go).
+type SignInDeps struct {
+	Mailer callback.Mailer
+	// Providers by name ("github", "google"); one that is absent answers 404.
+	Providers map[string]oauth.Provider
+	// Abuse limits, each per Window (docs/behaviour.md): sign-in mails per e-mail
+	// address and per client address (5 and 20), claim attempts per person and per
+	// client address (10 each).
+	LinksPerEmail, LinksPerClient, ClaimsPerClient int
+	Window                                         time.Duration
+	// DefaultPlan is the plan of a workspace created at a first OAuth sign-in.
+	DefaultPlan string
+}
+
+// signin is the mounted area.
+type signin struct {
+	*Server
+	d       SignInDeps
+	mails   chan mailJob // sign-in and claim mails, sent in the background (signin_mail.go)
+	links   *Limiter     // by e-mail and by client address
+	claims  *Limiter     // by person and by client address
+	welcome welcomeKeys  // a first sign-in's new API key, until it is shown
+}
+
+// MountSignIn registers the sign-in routes (routes.go) and returns the loop that
+// sends their mails (run it until stop closes).
+func (s *Server) MountSignIn(d SignInDeps) (run func(stop <-chan struct{})) {
+	if d.LinksPerEmail <= 0 {
+		d.LinksPerEmail = 5
+	}
+	if d.LinksPerClient <= 0 {
+		d.LinksPerClient = 20
+	}
+	if d.ClaimsPerClient <= 0 {
+		d.ClaimsPerClient = 10
+	}
+	if d.Window <= 0 {
+		d.Window = 15 * time.Minute
+	}
+	si := &signin{Server: s, d: d, mails: make(chan mailJob, 1024),
+		links: NewLimiter(s.now, 0), claims: NewLimiter(s.now, 0), welcome: welcomeKeys{m: map[string]welcome{}}}
+	s.signin = si
+	si.routes()
+	return si.run
+}
+
+// startSession signs u in on this browser: any session the browser already had
+// ends (a sign-in always yields a new token, so one planted beforehand is worth
+// nothing), and the new one goes into the cookie.
+func (si *signin) startSession(w http.ResponseWriter, r *http.Request, u people.User, method string) (people.Session, error) {
+	if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+		si.people.EndSession(c.Value)
+	}
+	token, sess, err := si.people.StartSession(u, method)
+	if err != nil {
+		return people.Session{}, err
+	}
+	si.SetSessionCookie(w, r, token, sess.ExpiresAt)
+	si.log.Info("signed in", slog.String("user", u.ID), slog.String("method", method), slog.String("session", sess.ID))
+	return sess, nil
+}
+
+// welcomeKeys holds the API key of a workspace created at a first sign-in until
+// the welcome page shows it (once), for at most welcomeTTL; it is never stored.
+type welcomeKeys struct {
+	mu sync.Mutex
+	m  map[string]welcome // session id ->
+}
+
+type welcome struct {
+	Key, TenantID string
+	until         time.Time
+}
+
+const welcomeTTL = 10 * time.Minute
+
+func (k *welcomeKeys) put(sessionID string, w welcome) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	now := time.Now()
+	for id, e := range k.m {
+		if now.After(e.until) {
+			delete(k.m, id)
+		}
+	}
+	w.until = now.Add(welcomeTTL)
+	k.m[sessionID] = w
+}
+
+func (k *welcomeKeys) take(sessionID string) (welcome, bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	w, ok := k.m[sessionID]
+	delete(k.m, sessionID)
+	return w, ok && time.Now().Before(w.until)
+}
+
+// TakeWelcomeKey is the new API key of the workspace a session's first sign-in
+// created, exactly once.
+func (s *Server) TakeWelcomeKey(sessionID string) (key, tenantID string, ok bool) {
+	if s.signin == nil {
+		return "", "", false
+	}
+	w, ok := s.signin.welcome.take(sessionID)
+	return w.Key, w.TenantID, ok
+}

@@ -1,0 +1,177 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/model/fault"
+	"folio/actors/model/formats"
+	"folio/actors/page"
+	"folio/actors/people"
+	"folio/actors/registry"
+	"folio/actors/tenant"
+)
+
+// sendLink is POST /v1/auth/magic-link/send {email, pageId, redirectUrl}.
+func (si *signin) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	var req struct {
+		Email       string `json:"email"`
+		PageID      string `json:"pageId"`
+		RedirectURL string `json:"redirectUrl"`
+	}
+	if err := si.decode(w, r, &req, false); err != nil {
+		return err
+	}
+	if err := si.SendSignInLink(w, r, req.Email, req.PageID, req.RedirectURL); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"sent": true})
+	return nil
+}
+
+// SendSignInLink checks a request for a sign-in link and queues it. What it checks
+// is the shape of the request and the abuse limits, the same for every address;
+// whether a mail actually goes out (the page admits the address) is decided later,
+// in the background (deliverLink), so neither the answer nor its timing says
+// whether an address is allowed. Without a page, any address may sign in (the
+// sign-in page, claiming an agent).
+func (s *Server) SendSignInLink(w http.ResponseWriter, r *http.Request, email, pageID, redirect string) error {
+	si := s.signin
+	email = people.NormalEmail(email)
+	switch {
+	case email == "":
+		return fault.Field("email", "required", "email is required")
+	case len(email) > 254 || !formats.Email(email):
+		return fault.Field("email", "email", "email must be a plain e-mail address")
+	case len(pageID) > 64:
+		return fault.Field("pageId", "max_length", "pageId has at most 64 characters")
+	}
+	to, err := s.sameOrigin(redirect, pageID)
+	if err != nil {
+		return err
+	}
+	if err := admit(w, "sign_in_links", "email", si.links.TakeOf("email:"+email, si.d.LinksPerEmail, si.d.Window)); err != nil {
+		return err
+	}
+	if err := admit(w, "sign_in_links", "address", si.links.TakeOf("addr:"+clientAddress(r), si.d.LinksPerClient, si.d.Window)); err != nil {
+		return err
+	}
+	si.enqueue(mailJob{kind: people.PurposeSignIn, email: email, pageID: pageID, redirect: to})
+	return nil
+}
+
+// sameOrigin is where a sign-in may lead: a path on this service, or an absolute
+// address on one of its own origins (kept as its path). Empty leads to the page, or
+// to the dashboard. Anything else (another host, a scheme-relative //host, a
+// backslash trick) is 400: there is no open redirect.
+func (s *Server) sameOrigin(raw, pageID string) (string, error) {
+	if raw == "" {
+		if pageID != "" {
+			return "/p/" + url.PathEscape(pageID), nil
+		}
+		return "/", nil
+	}
+	refuse := func() (string, error) {
+		return "", fault.Field("redirectUrl", "same_origin", "redirectUrl must be an address on this service")
+	}
+	if len(raw) > 2048 || strings.ContainsAny(raw, "\\\r\n\t") {
+		return refuse()
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return refuse()
+	}
+	if u.Scheme != "" || u.Host != "" {
+		ok := false
+		for _, base := range []string{s.urls.Base, s.urls.PageBase, s.urls.App} {
+			if b, err := url.Parse(base); err == nil && strings.EqualFold(b.Scheme, u.Scheme) && strings.EqualFold(b.Host, u.Host) && u.User == nil {
+				ok = true
+			}
+		}
+		if !ok {
+			return refuse()
+		}
+	}
+	path := u.EscapedPath()
+	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
+		return refuse()
+	}
+	out := path
+	if u.RawQuery != "" {
+		out += "?" + u.RawQuery
+	}
+	if u.Fragment != "" {
+		out += "#" + u.EscapedFragment()
+	}
+	return out, nil
+}
+
+// deliverLink decides, away from the request, whether the address gets a link: a
+// page given must admit it (an authenticated page's allowed_identities, or its
+// tenant's members; any address on a public page).
+func (si *signin) deliverLink(ctx context.Context, j mailJob) {
+	title := ""
+	if j.pageID != "" {
+		v := page.Viewer{Person: j.email, Method: page.AuthMagicLink}
+		if u, ok := si.people.UserByEmail(j.email); ok {
+			v.Tenants = tenant.TenantsOf(si.store, u.ID)
+		}
+		res, err := registry.Call[*page.Admitted](ctx, si.pages, j.pageID, &page.Admits{Viewer: v})
+		if err != nil {
+			si.log.Info("no sign-in link sent: the page does not admit the address", "page", j.pageID, "reason", err.Error())
+			return
+		}
+		title = res.Title
+	}
+	token, err := si.people.IssueLink(people.Link{Email: j.email, PageID: j.pageID, Redirect: j.redirect, Purpose: people.PurposeSignIn})
+	if err != nil {
+		si.log.Error("sign-in link not stored", "err", err)
+		return
+	}
+	si.send(ctx, signInMail(si.urls.Base, j.email, title, token, si.people.Lifetimes().Link))
+}
+
+// verifyLink is GET /v1/auth/magic-link/verify?token=: the link's first use signs
+// the person in (a new session in the cookie) and leads to where the link was
+// asked for; a claim link also claims the agent's account. A used, expired or
+// unknown link leads to the sign-in page, which says so and offers a new one.
+func (si *signin) verifyLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+	l, err := si.people.UseLink(r.URL.Query().Get("token"))
+	switch {
+	case errors.Is(err, people.ErrExpired):
+		http.Redirect(w, r, "/login?problem=link_expired", http.StatusSeeOther)
+		return nil
+	case errors.Is(err, people.ErrUnknown):
+		http.Redirect(w, r, "/login?problem=link_used", http.StatusSeeOther)
+		return nil
+	case err != nil:
+		return err
+	}
+	u, _, err := si.people.SignIn(people.Proof{Email: l.Email})
+	if err != nil {
+		return err
+	}
+	to := l.Redirect
+	if l.Purpose == people.PurposeClaim {
+		to = "/claim?tenant=" + url.QueryEscape(l.TenantID)
+		if _, err := registry.Call[*tenant.Claimed](r.Context(), si.tenants, l.TenantID,
+			&tenant.Claim{Person: tenant.Member{UserID: u.ID, Email: u.Email}}); err != nil {
+			var fe *fault.Error
+			if !errors.As(err, &fe) {
+				return err
+			}
+			to += "&problem=claimed"
+		}
+	}
+	if _, err := si.startSession(w, r, u, page.AuthMagicLink); err != nil {
+		return err
+	}
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
+}

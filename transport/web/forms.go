@@ -1,0 +1,59 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"folio/transport/httpapi"
+)
+
+// readForm reads a posted form of at most maxFormBody bytes; a refusal has been
+// written when it returns false.
+func (s *Site) readForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBody)
+	if err := r.ParseForm(); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, "The form is larger than 1 MiB.", http.StatusRequestEntityTooLarge)
+			return false
+		}
+		http.Error(w, "The form could not be read.", http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+// csrfOK checks a form posted with the session cookie against the session's CSRF
+// token (httpapi.CheckFormCSRF); a refusal is written when it returns false.
+func (s *Site) csrfOK(w http.ResponseWriter, r *http.Request, c httpapi.Credential) bool {
+	if err := httpapi.CheckFormCSRF(r, c); err != nil {
+		s.notice(w, r, http.StatusForbidden, "This form was sent from another site",
+			"Folio refused it: a form that acts for you must come from Folio's own page. Go back to the page and send it from there.")
+		return false
+	}
+	return true
+}
+
+// noticeView is a page with a title and a message.
+type noticeView struct {
+	Shell
+	Heading, Message string
+}
+
+func (s *Site) notice(w http.ResponseWriter, r *http.Request, status int, heading, message string) {
+	me, _ := s.me(w, r)
+	v := noticeView{Shell: s.shell(heading), Heading: heading, Message: message}
+	v.Me = me
+	s.render(w, r, status, "notice", v)
+}
+
+// render executes a page template into a pooled buffer and writes it.
+func (s *Site) render(w http.ResponseWriter, r *http.Request, status int, name string, model any) {
+	buf := getBuf()
+	defer putBuf(buf)
+	if err := s.execute(buf, name, model); err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	writeHTML(w, r, status, buf.Bytes())
+}
