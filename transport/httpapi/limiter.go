@@ -64,6 +64,7 @@ type Decision struct {
 	Remaining  int           // requests allowed right now after this one
 	RetryAfter time.Duration // when refused: until the next request is allowed
 	Reset      time.Duration // until the bucket is full again
+	Window     time.Duration // the window Limit counts over (a minute for Take)
 }
 
 // Take spends one request of key's bucket. perMinute <= 0 is unlimited.
@@ -77,6 +78,12 @@ func (l *Limiter) TakeOf(key string, n int, window time.Duration) Decision {
 	if n <= 0 {
 		return Decision{Allowed: true}
 	}
+	d := l.takeOf(key, n, window)
+	d.Window = window
+	return d
+}
+
+func (l *Limiter) takeOf(key string, n int, window time.Duration) Decision {
 	interval := int64(window) / int64(n)
 	tau := interval * int64(n-1) // how far TAT may run ahead of now
 	now := l.now().UnixNano()
@@ -163,7 +170,11 @@ func setRateHeaders(h http.Header, policy string, d Decision) {
 	if d.Limit <= 0 {
 		return
 	}
-	h.Set("RateLimit-Policy", strconv.Quote(policy)+";q="+strconv.Itoa(d.Limit)+";w=60")
+	window := 60
+	if d.Window > 0 {
+		window = ceilSeconds(d.Window)
+	}
+	h.Set("RateLimit-Policy", strconv.Quote(policy)+";q="+strconv.Itoa(d.Limit)+";w="+strconv.Itoa(window))
 	h.Set("RateLimit", strconv.Quote(policy)+";r="+strconv.Itoa(d.Remaining)+";t="+strconv.Itoa(ceilSeconds(d.Reset)))
 	if !d.Allowed {
 		h.Set("Retry-After", strconv.Itoa(ceilSeconds(d.RetryAfter)))

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -122,6 +124,10 @@ func admit(w http.ResponseWriter, policy, scope string, d Decision) error {
 		return nil
 	}
 	retry := ceilSeconds(d.RetryAfter)
+	if d.Window > time.Minute { // an abuse limit over a longer window (sign-in links, claims)
+		return fault.New(fault.RateLimited, fmt.Sprintf("too many attempts: %d per %d minutes allowed; retry in %d s", d.Limit, int(d.Window.Minutes()), retry),
+			map[string]any{"limit": policy, "per_window": d.Limit, "window_seconds": ceilSeconds(d.Window), "scope": scope, "policy": policy, "retry_after": retry})
+	}
 	return fault.New(fault.RateLimited, "too many requests: "+strconv.Itoa(d.Limit)+" per minute allowed; retry in "+strconv.Itoa(retry)+" s",
 		map[string]any{"limit": "requests_per_minute", "requests_per_minute": d.Limit, "scope": scope, "policy": policy, "retry_after": retry})
 }

@@ -231,7 +231,8 @@ func Open(cfg Config) (*Node, error) {
 			a.mount(n.API)
 		}
 	}
-	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API, Log: log})
+	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API,
+		FormTargets: formTargets(cfg), Log: log})
 
 	n.bg.Add(2)
 	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"net/url"
 	"time"
 
 	"folio/actors/callback"
@@ -45,4 +46,27 @@ func (n *Node) signinArea(mailer callback.Mailer) area {
 			<-done
 		},
 	}
+}
+
+// formTargets are the origins the sign-in buttons' forms are redirected to (the
+// pages' CSP form-action allows them): the configured providers' authorization
+// origins. Google's authorization endpoint is discovered from its issuer; its
+// origin is the issuer's (true of Google and of the test's fake).
+func formTargets(cfg Config) []string {
+	var out []string
+	add := func(raw, def string) {
+		if raw == "" {
+			raw = def
+		}
+		if u, err := url.Parse(raw); err == nil && u.Scheme != "" && u.Host != "" {
+			out = append(out, u.Scheme+"://"+u.Host)
+		}
+	}
+	if cfg.GitHub.ClientID != "" {
+		add(cfg.GitHub.AuthURL, "https://github.com/login/oauth/authorize")
+	}
+	if cfg.Google.ClientID != "" {
+		add(cfg.Google.Issuer, "https://accounts.google.com")
+	}
+	return out
 }

@@ -131,7 +131,7 @@ func (s *Site) confirm(w http.ResponseWriter, r *http.Request, p *page.Page, a p
 		s.failed(w, r, err)
 		return
 	}
-	writeHTML(w, r, http.StatusOK, buf.Bytes())
+	s.writeHTML(w, r, http.StatusOK, buf.Bytes())
 }
 
 // statusOf is the HTTP status of a refusal shown as a page.

@@ -55,5 +55,5 @@ func (s *Site) render(w http.ResponseWriter, r *http.Request, status int, name s
 		s.failed(w, r, err)
 		return
 	}
-	writeHTML(w, r, status, buf.Bytes())
+	s.writeHTML(w, r, status, buf.Bytes())
 }

@@ -10,20 +10,25 @@ import (
 	"sync"
 )
 
-// csp is the Content-Security-Policy of every HTML page. Scripts and styles come only
-// from this origin's hashed assets: no inline script, no inline style, no eval, so
-// anything an agent manages to put into the markup is inert. Images and media may
+// policy is the Content-Security-Policy of every HTML page. Scripts and styles come
+// only from this origin's hashed assets: no inline script, no inline style, no eval,
+// so anything an agent manages to put into the markup is inert. Images and media may
 // come from https: (agents link them), frames only from https: and sandboxed by the
-// embed block; the page may not be framed itself.
-const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https:; media-src 'self' https:; " +
-	"frame-src 'self' https:; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+// embed block; the page may not be framed itself. Forms post only to this origin,
+// and may be redirected on to the sign-in providers this node has configured (the
+// "Continue with …" buttons): formTargets are their origins.
+func policy(formTargets []string) string {
+	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https:; media-src 'self' https:; " +
+		"frame-src 'self' https:; connect-src 'self'; font-src 'self'; form-action " + strings.Join(append([]string{"'self'"}, formTargets...), " ") +
+		"; base-uri 'none'; frame-ancestors 'none'"
+}
 
 // pageHeaders are the headers of every HTML response. The page address is a
 // capability (the link lets its holder read and act), so it must never leave in a
 // Referer; a page's content is the viewer's own, never cached by a shared cache.
-func pageHeaders(h http.Header) {
+func (s *Site) pageHeaders(h http.Header) {
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Security-Policy", csp)
+	h.Set("Content-Security-Policy", s.csp)
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "private, no-cache")
@@ -34,8 +39,8 @@ var gzipPool = sync.Pool{New: func() any { w, _ := gzip.NewWriterLevel(nil, gzip
 
 // writeHTML sends a rendered page: with an ETag of its bytes (304 when the browser
 // has them already) and gzipped when the browser accepts it.
-func writeHTML(w http.ResponseWriter, r *http.Request, status int, body []byte) {
-	pageHeaders(w.Header())
+func (s *Site) writeHTML(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	s.pageHeaders(w.Header())
 	if status == http.StatusOK {
 		sum := sha256.Sum256(body)
 		etag := `"` + hex.EncodeToString(sum[:12]) + `"`

@@ -51,7 +51,7 @@ func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 		s.failed(w, r, err)
 		return
 	}
-	writeHTML(w, r, http.StatusOK, buf.Bytes())
+	s.writeHTML(w, r, http.StatusOK, buf.Bytes())
 }
 
 // block is GET /p/:id/blocks/:blockId: one top-level block as the page draws it.
@@ -72,7 +72,7 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 			buf := getBuf()
 			defer putBuf(buf)
 			render.Block(buf, b, v.renderOptions)
-			writeHTML(w, r, http.StatusOK, buf.Bytes())
+			s.writeHTML(w, r, http.StatusOK, buf.Bytes())
 			return
 		}
 	}
@@ -89,7 +89,7 @@ func (s *Site) fragmentGone(w http.ResponseWriter, r *http.Request, o *page.Open
 	case o != nil && o.Gate:
 		status = http.StatusUnauthorized
 	}
-	writeHTML(w, r, status, nil)
+	s.writeHTML(w, r, status, nil)
 }
 
 // filesView is the files part: the page's files, and whether the viewer may add some.

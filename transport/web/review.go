@@ -64,7 +64,7 @@ func (s *Site) show(w http.ResponseWriter, r *http.Request, o *page.Opened, stat
 		s.failed(w, r, err)
 		return
 	}
-	writeHTML(w, r, status, buf.Bytes())
+	s.writeHTML(w, r, status, buf.Bytes())
 }
 
 // Shell is what every page of this package has around its content.
@@ -308,7 +308,7 @@ func (s *Site) failed(w http.ResponseWriter, r *http.Request, err error) {
 		http.Error(w, "Something went wrong.", http.StatusInternalServerError)
 		return
 	}
-	writeHTML(w, r, http.StatusInternalServerError, buf.Bytes())
+	s.writeHTML(w, r, http.StatusInternalServerError, buf.Bytes())
 }
 
 // notFound is the friendly 404 page.
@@ -319,7 +319,7 @@ func (s *Site) notFound(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	writeHTML(w, r, http.StatusNotFound, buf.Bytes())
+	s.writeHTML(w, r, http.StatusNotFound, buf.Bytes())
 }
 
 // sortedComments returns comments threaded: top-level ones in creation order, each

@@ -38,12 +38,15 @@ type Config struct {
 	// API is the node's API: who is asking (its credential), sign-in, claims. The
 	// pages call the same code the API's routes do.
 	API *httpapi.Server
-	Log *slog.Logger
+	// FormTargets are the origins a sign-in form may be redirected to: the
+	// configured OAuth providers' (https://github.com, https://accounts.google.com).
+	FormTargets []string
+	Log         *slog.Logger
 }
 
 // Mount adds the routes for people.
 func Mount(r Router, c Config) *Site {
-	s := &Site{c: c, assets: buildAssets(), fragments: newFragments(32 << 20)}
+	s := &Site{c: c, assets: buildAssets(), fragments: newFragments(32 << 20), csp: policy(c.FormTargets)}
 	if s.c.Now == nil {
 		s.c.Now = time.Now
 	}
@@ -73,6 +76,7 @@ type Site struct {
 	c         Config
 	assets    *assetSet
 	fragments *fragments // drawn blocks by content (32 MiB)
+	csp       string     // the Content-Security-Policy of every page (policy)
 }
 
 // short is /s/:code: 302 to the page (404 for an unknown code or a draft).

@@ -63,7 +63,11 @@ func New(t testing.TB, opts ...Option) *Env {
 // Open starts a node on dir; clk (may be nil) is its clock.
 func Open(t testing.TB, dir string, clk *Clock, opts ...Option) *Env {
 	t.Helper()
-	cfg := node.Config{DataDir: dir, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), ExpiryEvery: 50 * time.Millisecond}
+	// The server's address is known before the node opens, so the node's own links
+	// (pageUrl, sign-in and claim links in mails, OAuth redirect addresses) lead here.
+	srv := httptest.NewUnstartedServer(nil)
+	cfg := node.Config{DataDir: dir, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), ExpiryEvery: 50 * time.Millisecond,
+		BaseURL: "http://" + srv.Listener.Addr().String()}
 	if clk != nil {
 		cfg.Now = clk.Now
 	}
@@ -72,10 +76,13 @@ func Open(t testing.TB, dir string, clk *Clock, opts ...Option) *Env {
 	}
 	n, err := node.Open(cfg)
 	if err != nil {
+		srv.Close()
 		t.Fatalf("open node: %v", err)
 	}
 	e := &Env{t: t, Node: n, Dir: dir, Clk: clk}
-	e.Srv = httptest.NewServer(Check(t, n.Handler()))
+	srv.Config.Handler = Check(t, n.Handler())
+	srv.Start()
+	e.Srv = srv
 	t.Cleanup(e.Close)
 	return e
 }
