@@ -223,6 +223,9 @@ func (a *Actor) fileMeta(v Viewer, req *FileRequest) (mime, by, typ string, err 
 	if by, err = optString("uploaded_by", req.UploadedBy, MaxAuthorChars); err != nil {
 		return
 	}
+	if v.Person != "" {
+		by = v.Person // a signed-in person uploads as their verified address
+	}
 	typ = "user"
 	if a.owns(v) {
 		typ = "agent"

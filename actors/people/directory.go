@@ -76,8 +76,9 @@ func (d *Directory) Sweep() error {
 	type expiring struct {
 		ExpiresAt time.Time `json:"expires_at"`
 	}
-	dead := map[string][][]byte{}
+	var dead map[string][][]byte
 	err := d.store.Update(func(tx *persistence.Tx) error {
+		dead = map[string][][]byte{} // the function may run again (persistence.Store.Update)
 		for _, bucket := range []string{bucketSessions, bucketLinks, bucketOAuthFlow} {
 			tx.Scan(bucket, nil, false, func(k, v []byte) bool {
 				if e, ok := decode[expiring](v); !ok || !now.Before(e.ExpiresAt) {

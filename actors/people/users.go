@@ -23,6 +23,7 @@ func (d *Directory) SignIn(p Proof) (u User, created bool, err error) {
 	email := NormalEmail(p.Email)
 	subjectKey := persistence.Key([]byte(p.Provider), []byte(p.Subject))
 	err = d.store.Update(func(tx *persistence.Tx) error {
+		created = false // the function may run again (persistence.Store.Update)
 		var id []byte
 		if p.Provider != "" {
 			id = tx.Get(bucketSubjects, subjectKey)
