@@ -35,7 +35,8 @@ type Directory struct {
 	life  Lifetimes
 
 	mu       sync.RWMutex
-	sessions map[string]Session // token hash -> session
+	sessions map[string]Session   // token hash -> session
+	ended    map[string]time.Time // session id -> when it would have expired: ended sessions a racing read must not bring back
 
 	watchMu  sync.Mutex
 	watchers map[string]map[*func()]struct{} // session id -> what ends with it
@@ -63,7 +64,7 @@ func NewDirectory(store *persistence.Store, now func() time.Time, life Lifetimes
 	if now == nil {
 		now = time.Now
 	}
-	return &Directory{store: store, now: now, life: d, sessions: map[string]Session{}, watchers: map[string]map[*func()]struct{}{}}
+	return &Directory{store: store, now: now, life: d, sessions: map[string]Session{}, ended: map[string]time.Time{}, watchers: map[string]map[*func()]struct{}{}}
 }
 
 // Lifetimes are the directory's lifetimes after defaults.
@@ -100,6 +101,11 @@ func (d *Directory) Sweep() error {
 	d.mu.Lock()
 	for _, h := range dead[bucketSessions] {
 		delete(d.sessions, string(h))
+	}
+	for id, until := range d.ended {
+		if !now.Before(until) {
+			delete(d.ended, id)
+		}
 	}
 	d.mu.Unlock()
 	return nil

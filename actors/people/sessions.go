@@ -1,6 +1,7 @@
 package people
 
 import (
+	"sync"
 	"time"
 
 	"folio/actors/model/ids"
@@ -19,7 +20,7 @@ func (d *Directory) StartSession(u User, method string) (token string, s Session
 	if err = d.store.Update(func(tx *persistence.Tx) error { return putJSON(tx, bucketSessions, h, s) }); err != nil {
 		return "", Session{}, err
 	}
-	d.cache(h, s)
+	d.cache(h, s) // a new token cannot have ended
 	return token, s, nil
 }
 
@@ -39,10 +40,9 @@ func (d *Directory) Session(token string) (s Session, extended, ok bool) {
 			s, ok = getJSON[Session](tx, bucketSessions, h)
 			return nil
 		})
-		if !ok {
+		if !ok || !d.cache(h, s) {
 			return Session{}, false, false
 		}
-		d.cache(h, s)
 	}
 	now := d.now()
 	if !now.Before(s.ExpiresAt) {
@@ -57,10 +57,9 @@ func (d *Directory) Session(token string) (s Session, extended, ok bool) {
 			}
 			return putJSON(tx, bucketSessions, h, next)
 		})
-		if err != nil {
+		if err != nil || !d.cache(h, next) {
 			return Session{}, false, false
 		}
-		d.cache(h, next)
 		return next, true, true
 	}
 	return s, false, true
@@ -81,12 +80,13 @@ func (d *Directory) EndSession(token string) (Session, bool) {
 		}
 		return tx.Delete(bucketSessions, h)
 	})
-	d.mu.Lock()
-	delete(d.sessions, string(h))
-	d.mu.Unlock()
 	if err != nil || !ok {
 		return Session{}, false
 	}
+	d.mu.Lock()
+	delete(d.sessions, string(h))
+	d.ended[s.ID] = s.ExpiresAt // before the watchers are taken: see OnEnd
+	d.mu.Unlock()
 	d.watchMu.Lock()
 	fns := d.watchers[s.ID]
 	delete(d.watchers, s.ID)
@@ -97,16 +97,27 @@ func (d *Directory) EndSession(token string) (Session, bool) {
 	return s, true
 }
 
-// OnEnd runs fn (which must not block) when the session sessionID ends; cancel
-// forgets fn (call it when what fn would end has ended by itself).
+// OnEnd runs fn (which must not block) once, when the session sessionID ends, or
+// at once if it has ended already (so a stream opened while its session was ending
+// is ended too: EndSession marks the session ended before it takes the watchers,
+// and this looks at the mark after registering fn); cancel forgets fn (call it
+// when what fn would end has ended by itself).
 func (d *Directory) OnEnd(sessionID string, fn func()) (cancel func()) {
-	p := &fn
+	var once sync.Once
+	run := func() { once.Do(fn) }
+	p := &run
 	d.watchMu.Lock()
 	if d.watchers[sessionID] == nil {
 		d.watchers[sessionID] = map[*func()]struct{}{}
 	}
 	d.watchers[sessionID][p] = struct{}{}
 	d.watchMu.Unlock()
+	d.mu.RLock()
+	_, gone := d.ended[sessionID]
+	d.mu.RUnlock()
+	if gone {
+		run()
+	}
 	return func() {
 		d.watchMu.Lock()
 		if set := d.watchers[sessionID]; set != nil {
@@ -119,11 +130,18 @@ func (d *Directory) OnEnd(sessionID string, fn func()) (cancel func()) {
 	}
 }
 
-func (d *Directory) cache(h []byte, s Session) {
+// cache keeps s unless it ended meanwhile: a read that found the session in bbolt
+// just before a logout deleted it must not put it back (false: it ended).
+func (d *Directory) cache(h []byte, s Session) bool {
 	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, gone := d.ended[s.ID]; gone {
+		delete(d.sessions, string(h))
+		return false
+	}
 	if len(d.sessions) >= maxCached {
 		d.sessions = map[string]Session{}
 	}
 	d.sessions[string(h)] = s
-	d.mu.Unlock()
+	return true
 }

@@ -96,6 +96,11 @@ func (a *Actor) register(msg *Register) any {
 			if tx.Get(bucketClaimCodes, []byte(t.ClaimCode)) != nil {
 				return errCodeTaken
 			}
+			if o := msg.Owner; o != nil && hasMembership(tx, o.UserID) {
+				// A workspace is made for a person's first sign-in only: of several
+				// at once, the first commit makes it and the others find it.
+				return fault.New(fault.Conflict, "this person already belongs to a workspace", map[string]any{"reason": "has_workspace"})
+			}
 			if err := putJSON(tx, bucketTenants, []byte(t.ID), t); err != nil {
 				return err
 			}

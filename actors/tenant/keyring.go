@@ -24,6 +24,7 @@ type Keyring struct {
 
 	watchMu  sync.Mutex
 	watchers map[string]map[*func()]struct{} // keyId -> what runs when it is deleted
+	revoked  map[string]struct{}             // keyIds deleted since start (few): see OnRevoke
 }
 
 // NewKeyring reads keys lazily from store.
@@ -72,6 +73,10 @@ func (r *Keyring) Forget(lookup []byte, keyID string) {
 	delete(r.known, string(lookup))
 	r.mu.Unlock()
 	r.watchMu.Lock()
+	if r.revoked == nil {
+		r.revoked = map[string]struct{}{}
+	}
+	r.revoked[keyID] = struct{}{} // before the watchers are taken: see OnRevoke
 	fns := r.watchers[keyID]
 	delete(r.watchers, keyID)
 	r.watchMu.Unlock()
@@ -80,11 +85,17 @@ func (r *Keyring) Forget(lookup []byte, keyID string) {
 	}
 }
 
-// OnRevoke runs fn (which must not block) when the key keyID is deleted; cancel
-// forgets fn (call it when what fn would end has ended by itself).
+// OnRevoke runs fn (which must not block) when the key keyID is deleted, or at
+// once if it was deleted already (a stream opened while its key was being deleted
+// ends too); cancel forgets fn (call it when what fn would end has ended by itself).
 func (r *Keyring) OnRevoke(keyID string, fn func()) (cancel func()) {
 	p := &fn
 	r.watchMu.Lock()
+	if _, gone := r.revoked[keyID]; gone {
+		r.watchMu.Unlock()
+		fn()
+		return func() {}
+	}
 	if r.watchers == nil {
 		r.watchers = map[string]map[*func()]struct{}{}
 	}

@@ -32,6 +32,16 @@ func putMember(tx *persistence.Tx, tenantID string, m Member) error {
 	return tx.Put(bucketUserTenants, persistence.Key([]byte(m.UserID), []byte(tenantID)), persistence.U64(uint64(m.JoinedAt.UnixNano())))
 }
 
+// hasMembership tells whether a person belongs to any tenant.
+func hasMembership(tx *persistence.Tx, userID string) bool {
+	found := false
+	tx.Scan(bucketUserTenants, append([]byte(userID), 0), false, func(_, _ []byte) bool {
+		found = true
+		return false
+	})
+	return found
+}
+
 // TenantsOf lists the tenants a person belongs to, the earliest joined first.
 func TenantsOf(store *persistence.Store, userID string) []string {
 	type joined struct {
@@ -47,7 +57,7 @@ func TenantsOf(store *persistence.Store, userID string) []string {
 		})
 		return nil
 	})
-	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at })
+	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at || (all[i].at == all[j].at && all[i].id < all[j].id) })
 	out := make([]string, len(all))
 	for i, j := range all {
 		out[i] = j.id

@@ -8,6 +8,7 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/actors/page"
+	"folio/actors/people"
 	"folio/actors/tenant"
 )
 
@@ -22,6 +23,9 @@ func (s *Server) requireKey(h authed) handler {
 		who, ok := principalFrom(r) // already authenticated by the rate-limit guard
 		if !ok {
 			who, ok = s.keys.Authenticate(token)
+		}
+		if !ok && people.IsSessionToken(token) {
+			return fault.New(fault.Unauthorized, "this route needs an API key (Bearer sk_live_…); a session token works on /v1/auth/*, the page routes open to people and the dashboard", nil)
 		}
 		if !ok {
 			return fault.New(fault.Unauthorized, "the API key is invalid or was revoked", nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
+	"folio/actors/people"
 	"folio/actors/registry"
 	"folio/actors/tenant"
 )
@@ -28,6 +29,8 @@ type TenancyDeps struct {
 	// per client address on top of that.
 	AnonPerMinute     int
 	RegisterPerMinute int
+	// PersonPerMinute limits the requests of one signed-in person (600).
+	PersonPerMinute int
 	// MaxBuckets bounds each limiter's memory (buckets kept).
 	MaxBuckets int
 	// AdminToken enables /v1/admin/*; empty leaves them unmounted.
@@ -40,6 +43,7 @@ type tenancy struct {
 	tenants   *Limiter // by tenant id, at the tenant's plan rate
 	addresses *Limiter // unauthenticated requests by client address
 	signups   *Limiter // registrations by client address
+	people    *Limiter // requests of signed-in people, by person
 }
 
 // MountTenancy registers the area's routes (routes.go) and turns on its request
@@ -51,10 +55,14 @@ func (s *Server) MountTenancy(d TenancyDeps) {
 	if d.RegisterPerMinute <= 0 {
 		d.RegisterPerMinute = 10
 	}
+	if d.PersonPerMinute <= 0 {
+		d.PersonPerMinute = 600
+	}
 	s.tenancy = &tenancy{TenancyDeps: d,
 		tenants:   NewLimiter(s.now, d.MaxBuckets),
 		addresses: NewLimiter(s.now, d.MaxBuckets),
 		signups:   NewLimiter(s.now, d.MaxBuckets),
+		people:    NewLimiter(s.now, d.MaxBuckets),
 	}
 	s.tenancyRoutes()
 }
@@ -65,6 +73,7 @@ func (s *Server) SweepLimiters() {
 		t.tenants.Sweep()
 		t.addresses.Sweep()
 		t.signups.Sweep()
+		t.people.Sweep()
 	}
 }
 
@@ -104,6 +113,14 @@ func (s *Server) guard(path string, h handler) handler {
 				return h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)), ps)
 			}
 		}
+		if uid := s.personOf(r); uid != "" {
+			// A signed-in person has a bucket of their own (people behind one
+			// address do not share one), at the people's rate.
+			if err := admit(w, "person", "person", t.people.Take(uid, t.PersonPerMinute)); err != nil {
+				return err
+			}
+			return h(w, r, ps)
+		}
 		addr := clientAddress(r)
 		if register {
 			if d := t.signups.Take(addr, t.RegisterPerMinute); !d.Allowed {
@@ -115,6 +132,26 @@ func (s *Server) guard(path string, h handler) handler {
 		}
 		return h(w, r, ps)
 	}
+}
+
+// personOf is the user id of a request's live session (bearer or cookie), "".
+func (s *Server) personOf(r *http.Request) string {
+	token, ok := bearer(r)
+	if !ok {
+		c, err := r.Cookie(SessionCookie)
+		if err != nil {
+			return ""
+		}
+		token = c.Value
+	}
+	if !people.IsSessionToken(token) {
+		return ""
+	}
+	sess, _, ok := s.people.Session(token)
+	if !ok {
+		return ""
+	}
+	return sess.UserID
 }
 
 // admit writes the rate headers and, when the request is refused, returns the 429.

@@ -88,10 +88,9 @@ type welcome struct {
 
 const welcomeTTL = 10 * time.Minute
 
-func (k *welcomeKeys) put(sessionID string, w welcome) {
+func (k *welcomeKeys) put(now time.Time, sessionID string, w welcome) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	now := time.Now()
 	for id, e := range k.m {
 		if now.After(e.until) {
 			delete(k.m, id)
@@ -101,12 +100,12 @@ func (k *welcomeKeys) put(sessionID string, w welcome) {
 	k.m[sessionID] = w
 }
 
-func (k *welcomeKeys) take(sessionID string) (welcome, bool) {
+func (k *welcomeKeys) take(now time.Time, sessionID string) (welcome, bool) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	w, ok := k.m[sessionID]
 	delete(k.m, sessionID)
-	return w, ok && time.Now().Before(w.until)
+	return w, ok && now.Before(w.until)
 }
 
 // TakeWelcomeKey is the new API key of the workspace a session's first sign-in
@@ -115,6 +114,6 @@ func (s *Server) TakeWelcomeKey(sessionID string) (key, tenantID string, ok bool
 	if s.signin == nil {
 		return "", "", false
 	}
-	w, ok := s.signin.welcome.take(sessionID)
+	w, ok := s.signin.welcome.take(s.now(), sessionID)
 	return w.Key, w.TenantID, ok
 }

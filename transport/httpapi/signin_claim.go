@@ -118,9 +118,17 @@ func (si *signin) personOf(r *http.Request) (Credential, error) {
 	return c, nil
 }
 
-// QueueClaimMail sends the owner an agent named at registration its claim link.
+// queueClaimMail sends the owner an agent named at registration its claim link.
+// It spends one of the address's sign-in mails (LinksPerEmail), so registering
+// agents cannot flood an address; past the limit the registration still succeeds
+// and its claim code still works, only the mail is not sent.
 func (s *Server) queueClaimMail(t tenant.Tenant) {
 	if s.signin == nil || t.OwnerEmail == "" {
+		return
+	}
+	email := people.NormalEmail(t.OwnerEmail)
+	if !s.signin.links.TakeOf("email:"+email, s.signin.d.LinksPerEmail, s.signin.d.Window).Allowed {
+		s.log.Info("claim mail not sent: the address had its sign-in mails for now", "tenant", t.ID)
 		return
 	}
 	s.signin.enqueue(mailJob{kind: people.PurposeClaim, email: people.NormalEmail(t.OwnerEmail), tenantID: t.ID, name: t.Name, code: t.ClaimCode})

@@ -137,11 +137,16 @@ func (si *signin) oauthCallback(w http.ResponseWriter, r *http.Request, ps httpr
 		reg, err := registry.Call[*tenant.Registered](r.Context(), si.tenants, ids.New("ten"), &tenant.Register{
 			Name: workspaceName(u), Plan: si.d.DefaultPlan, OwnerEmail: u.Email,
 			Owner: &tenant.Member{UserID: u.ID, Email: u.Email}})
-		if err != nil {
+		var fe *fault.Error
+		switch {
+		case err == nil:
+			si.welcome.put(si.now(), sess.ID, welcome{Key: reg.APIKey, TenantID: reg.Tenant.ID})
+			to = "/welcome"
+		case errors.As(err, &fe) && fe.Code == fault.Conflict:
+			// Another sign-in of the same person made the workspace a moment ago.
+		default:
 			return err
 		}
-		si.welcome.put(sess.ID, welcome{Key: reg.APIKey, TenantID: reg.Tenant.ID})
-		to = "/welcome"
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
 	return nil

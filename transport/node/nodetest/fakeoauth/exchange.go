@@ -84,7 +84,7 @@ func (s *Server) exchange(p provider) http.HandlerFunc {
 		s.mu.Unlock()
 		w.Header().Set("Content-Type", contentType)
 		w.Header().Set("Cache-Control", "no-store")
-		w.Write(body)
+		_, _ = w.Write(body)
 	}
 }
 
@@ -103,7 +103,7 @@ func oauthError(w http.ResponseWriter, status int, code string) {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	_ = json.NewEncoder(w).Encode(v)
 }
 
 // bearer is the access token the fake issued for p that r carries in
