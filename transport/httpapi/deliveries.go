@@ -25,7 +25,20 @@ type DeliveryDeps struct {
 // MountDelivery registers the delivery routes (routes.go): the approval chain
 // status, the delivery log of a page and manual redelivery.
 func (s *Server) MountDelivery(deps DeliveryDeps) {
-	(&deliveryHandlers{s: s, deps: deps}).routes()
+	s.delivery = &deliveryHandlers{s: s, deps: deps}
+	s.delivery.routes()
+}
+
+// RetryDelivery queues a manual attempt of one of the tenant's deliveries (the
+// dashboard's retry button; the same rule as POST /v1/deliveries/:id/retry).
+func (s *Server) RetryDelivery(tenantID, id string) (*callback.Delivery, error) {
+	if s.delivery == nil {
+		return nil, fault.New(fault.NotFound, "deliveries are not served by this node", nil)
+	}
+	if len(id) > 128 {
+		return nil, fault.Missing("delivery", id)
+	}
+	return s.delivery.deps.Dispatcher.Retry(tenantID, id)
 }
 
 type deliveryHandlers struct {

@@ -63,6 +63,8 @@ type Server struct {
 	registered  []string // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
 	tenancy     *tenancy // rate limits, quotas, inbox (limits.go); nil until MountTenancy
 	signin      *signin  // sign-in, claim (signin.go); nil until MountSignIn
+	rt          *realtime         // streams (viewer.go); nil until MountRealtime
+	delivery    *deliveryHandlers // delivery log (deliveries.go); nil until MountDelivery
 }
 
 // New builds the server and its routes.

@@ -133,24 +133,41 @@ func lastEventID(r *http.Request) (uint64, bool, error) {
 // connection live, queued until the replay is written), so nothing is missed and
 // nothing repeats.
 func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
+	// Deleting the key ends the stream it opened: a final reset, then the close.
+	return rt.tenantEvents(w, r, who.TenantID, "credential_revoked", func(end func()) func() { return rt.keys.OnRevoke(who.KeyID, end) })
+}
+
+// MemberEvents is the tenant's event stream for a signed-in member (the dashboard
+// follows it with the session cookie): the agent stream's frames, ended when the
+// session ends.
+func (s *Server) MemberEvents(w http.ResponseWriter, r *http.Request, tenantID, sessionID string) error {
+	if s.rt == nil {
+		return fault.New(fault.NotFound, "streams are not served by this node", nil)
+	}
+	return s.rt.tenantEvents(w, r, tenantID, "signed_out", func(end func()) func() { return s.people.OnEnd(sessionID, end) })
+}
+
+// tenantEvents serves the tenant's event stream; watch registers what ends it
+// early (the credential that opened it going away: a final reset naming endReason)
+// and returns its cancel.
+func (rt *realtime) tenantEvents(w http.ResponseWriter, r *http.Request, tenantID, endReason string, watch func(end func()) func()) error {
 	after, replaying, err := lastEventID(r)
 	if err != nil {
 		return err
 	}
 	c := rt.d.Hub.NewConn()
-	sub, err := registry.Call[*mailbox.Subscribed](r.Context(), rt.d.Mailboxes, who.TenantID, &mailbox.Subscribe{Sub: c})
+	sub, err := registry.Call[*mailbox.Subscribed](r.Context(), rt.d.Mailboxes, tenantID, &mailbox.Subscribe{Sub: c})
 	if err != nil {
 		c.Close()
 		return err
 	}
-	c.OnClose(func() { rt.d.Mailboxes.Tell(who.TenantID, &mailbox.Unsubscribe{Sub: c}) })
-	// Deleting the key ends the stream it opened: a final reset, then the close.
-	c.OnClose(rt.keys.OnRevoke(who.KeyID, func() { c.End(page.AccessEnded("credential_revoked")) }))
-	connected := frame.Control("connected", map[string]any{"type": "connected", "tenantId": who.TenantID, "latestId": itoa(sub.Snapshot)})
+	c.OnClose(func() { rt.d.Mailboxes.Tell(tenantID, &mailbox.Unsubscribe{Sub: c}) })
+	c.OnClose(watch(func() { c.End(page.AccessEnded(endReason)) }))
+	connected := frame.Control("connected", map[string]any{"type": "connected", "tenantId": tenantID, "latestId": itoa(sub.Snapshot)})
 	var replay stream.Replay
 	if replaying {
 		replay = func(emit func(*frame.Frame) error) error {
-			return rt.replay(who.TenantID, after, sub.Snapshot, emit)
+			return rt.replay(tenantID, after, sub.Snapshot, emit)
 		}
 	}
 	if stream.IsWebSocket(r) {

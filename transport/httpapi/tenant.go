@@ -37,6 +37,9 @@ func (s *Server) qualityScore(w http.ResponseWriter, _ *http.Request, _ httprout
 	return nil
 }
 
+// PlanOf is the tenant's effective plan (the dashboard's usage page).
+func (s *Server) PlanOf(t tenant.Tenant) tenant.Plan { return s.planLimits(t) }
+
 // planLimits is the tenant's effective plan: through the Book when the area is
 // mounted (operator overrides included), else the built-in plan.
 func (s *Server) planLimits(t tenant.Tenant) tenant.Plan {

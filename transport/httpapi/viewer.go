@@ -41,7 +41,8 @@ func (s *Server) MountRealtime(d RealtimeDeps) {
 	if d.DownloadTTL <= 0 {
 		d.DownloadTTL = 5 * time.Minute
 	}
-	(&realtime{Server: s, d: d}).routes()
+	s.rt = &realtime{Server: s, d: d}
+	s.rt.routes()
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -107,25 +107,9 @@ func (s *Site) welcome(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 	s.render(w, r, http.StatusOK, "welcome", v)
 }
 
-// homeView is the signed-in person's start page: the workspaces they belong to.
+// homeView is the start page of a signed-in person in no workspace yet.
 type homeView struct {
 	Shell
 	Workspaces []tenant.Tenant
 }
 
-// home is GET /: anyone not signed in goes to the sign-in page.
-func (s *Site) home(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	me, c := s.me(w, r)
-	if me == nil {
-		http.Redirect(w, r, "/login", http.StatusSeeOther)
-		return
-	}
-	v := homeView{Shell: s.shell("Your workspaces")}
-	v.Me = me
-	for _, id := range c.Tenants {
-		if t, err := registry.Call[*tenant.View](r.Context(), s.c.Tenants, id, &tenant.Get{}); err == nil {
-			v.Workspaces = append(v.Workspaces, t.Tenant)
-		}
-	}
-	s.render(w, r, http.StatusOK, "home", v)
-}

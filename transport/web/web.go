@@ -60,7 +60,6 @@ func Mount(r Router, c Config) *Site {
 	r.Handle("GET", "/s/:code", s.short)
 	r.Handle("GET", "/assets/:name", s.assets.serve)
 	// Signing in, claiming an agent, the start page (signin.go, claim.go).
-	r.Handle("GET", "/", s.home)
 	r.Handle("GET", "/login", s.login)
 	r.Handle("POST", "/login", s.sendLink)
 	r.Handle("POST", "/login/oauth/:provider", s.oauth)
@@ -68,6 +67,11 @@ func Mount(r Router, c Config) *Site {
 	r.Handle("GET", "/claim", s.claimPage)
 	r.Handle("POST", "/claim", s.claim)
 	r.Handle("GET", "/welcome", s.welcome)
+	// The dashboard (dash*.go).
+	r.Handle("GET", "/", s.inboxScreen)
+	r.Handle("GET", "/inbox/list", s.inboxListPart)
+	r.Handle("POST", "/inbox/:entry/:op", s.inboxChange)
+	r.Handle("GET", "/events", func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) { s.events(w, r) })
 	return s
 }
 
