@@ -60,9 +60,9 @@ type Server struct {
 	ready       atomic.Bool
 	router      *httprouter.Router
 	routesMu    sync.Mutex
-	registered  []string // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
-	tenancy     *tenancy // rate limits, quotas, inbox (limits.go); nil until MountTenancy
-	signin      *signin  // sign-in, claim (signin.go); nil until MountSignIn
+	registered  []string          // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
+	tenancy     *tenancy          // rate limits, quotas, inbox (limits.go); nil until MountTenancy
+	signin      *signin           // sign-in, claim (signin.go); nil until MountSignIn
 	rt          *realtime         // streams (viewer.go); nil until MountRealtime
 	delivery    *deliveryHandlers // delivery log (deliveries.go); nil until MountDelivery
 }

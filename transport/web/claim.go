@@ -112,4 +112,3 @@ type homeView struct {
 	Shell
 	Workspaces []tenant.Tenant
 }
-
