@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"io/fs"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -26,24 +28,35 @@ type asset struct {
 	gz   []byte
 }
 
-// assetSet holds the page's two bundles: the blocks' CSS and JS (render) followed
-// by the page's own (assets/app.css, assets/app.js). Nothing is fetched from another
-// origin, and there is no build step: the bundles are concatenated at start.
+// assetSet holds the pages' two bundles: the blocks' CSS and JS (render) followed
+// by the pages' own, assets/app.css (app.js) first and then every other
+// assets/*.css (*.js) in name order (the dashboard's screens). Nothing is fetched
+// from another origin, and there is no build step: the bundles are concatenated at
+// start.
 type assetSet struct {
 	css, js *asset
 	byPath  map[string]*asset
 }
 
 func buildAssets() *assetSet {
-	app := func(name string) []byte {
-		b, err := assetFS.ReadFile("assets/" + name)
-		if err != nil {
-			panic(err)
+	app := func(ext string) [][]byte {
+		names, _ := fs.Glob(assetFS, "assets/*."+ext)
+		sort.Slice(names, func(i, j int) bool {
+			first := "assets/app." + ext
+			return names[i] == first || (names[j] != first && names[i] < names[j])
+		})
+		var out [][]byte
+		for _, n := range names {
+			b, err := assetFS.ReadFile(n)
+			if err != nil {
+				panic(err)
+			}
+			out = append(out, b)
 		}
-		return b
+		return out
 	}
-	css := newAsset("folio", "css", "text/css; charset=utf-8", render.Stylesheet(), app("app.css"))
-	js := newAsset("folio", "js", "text/javascript; charset=utf-8", render.Script(), app("app.js"))
+	css := newAsset("folio", "css", "text/css; charset=utf-8", append([][]byte{render.Stylesheet()}, app("css")...)...)
+	js := newAsset("folio", "js", "text/javascript; charset=utf-8", append([][]byte{render.Script()}, app("js")...)...)
 	return &assetSet{css: css, js: js, byPath: map[string]*asset{css.path: css, js.path: js}}
 }
 
