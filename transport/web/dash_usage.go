@@ -1,0 +1,4 @@
+package web
+
+// mountUsage registers the dashboard's usage screen (to be built).
+func (s *Site) mountUsage(r Router) {}
