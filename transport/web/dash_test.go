@@ -131,3 +131,61 @@ func TestTheDashboardNeedsASignedInMember(t *testing.T) {
 		t.Error("another workspace's name shows")
 	}
 }
+
+// TestTheInboxShowsWhatAgentsWriteAsText: titles and page types made of script,
+// handlers and javascript: addresses show as text on the inbox, and nothing runs.
+func TestTheInboxShowsWhatAgentsWriteAsText(t *testing.T) {
+	o := newOwner(t)
+	for i, p := range payloads {
+		body := approvalPage(map[string]any{"title": p, "page_type": fmt.Sprintf("t%d %s", i, p[:min(len(p), 40)]), "tags": []any{p[:min(len(p), 100)]}})
+		publish(t, o.e, o.key, body)
+	}
+	tb := o.tb
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/"))
+	tb.until("the inbox", fmt.Sprintf(`document.querySelectorAll(".entry").length === %d`, len(payloads)))
+	tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+	if eval[bool](tb, `window.__xss !== undefined`) {
+		t.Fatalf("a payload ran on the inbox: window.__xss = %v", eval[any](tb, `window.__xss`))
+	}
+	titles := eval[[]string](tb, `Array.prototype.map.call(document.querySelectorAll(".entry-title"), function(a){return a.textContent})`)
+	for _, p := range payloads {
+		if !containsAll(strings.Join(titles, "\n"), strings.TrimSpace(p)) {
+			t.Errorf("the payload %q does not show as text among the titles", p)
+		}
+	}
+	for _, href := range eval[[]string](tb, `Array.prototype.map.call(document.querySelectorAll("a[href]"), function(a){return a.getAttribute("href")})`) {
+		if !strings.HasPrefix(href, "/") && !strings.HasPrefix(href, "#") {
+			t.Errorf("a link leads to %q", href)
+		}
+	}
+}
+
+// TestTheInboxIsAccessible: axe-core finds no serious or critical violation on the
+// inbox in light and dark; at 360 px it does not scroll sideways; the keyboard
+// reaches the sections, the filters, the star and the entry.
+func TestTheInboxIsAccessible(t *testing.T) {
+	o := newOwner(t)
+	o.publishN(t, 3, "Quarterly access review for the payments platform", map[string]any{"priority": "urgent", "page_type": "access-review"})
+	tb := o.tb
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/"))
+	tb.until("the inbox", `document.querySelectorAll(".entry").length === 3`)
+	tb.noSeriousViolations("the inbox")
+	tb.dark(true)
+	tb.shot("dash-inbox-dark")
+	tb.dark(false)
+	tb.width(360)
+	tb.noSideways("the inbox")
+	tb.shot("dash-inbox-360")
+	tb.width(1000)
+	// The keyboard: Tab from the top reaches a section link, a filter, the first star.
+	seen := map[string]bool{}
+	for range 40 {
+		tb.do(chromedp.KeyEvent("\t"))
+		seen[eval[string](tb, `(function(e){return e.className || e.tagName})(document.activeElement)`)] = true
+	}
+	for _, want := range []string{"star", "entry-title"} {
+		if !seen[want] {
+			t.Errorf("tabbing through the inbox never reaches .%s (reached %v)", want, seen)
+		}
+	}
+}
