@@ -30,33 +30,10 @@
     return null;
   }
 
-  // ---- times: "3 minutes ago", the reader's own time zone on hover ----
-  function relative(d) {
-    var s = Math.round((Date.now() - d.getTime()) / 1000), future = s < 0;
-    s = Math.abs(s);
-    var units = [["year", 31536000], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60]];
-    for (var i = 0; i < units.length; i++) {
-      var n = Math.floor(s / units[i][1]);
-      if (n >= 1) {
-        var t = n + " " + units[i][0] + (n > 1 ? "s" : "");
-        return future ? "in " + t : t + " ago";
-      }
-    }
-    return future ? "in a moment" : "just now";
-  }
-  function times(scope) {
-    $$("time[data-when]", scope).forEach(function (el) {
-      var d = new Date(el.getAttribute("datetime"));
-      if (isNaN(d)) return;
-      el.title = d.toLocaleString();
-      el.textContent = Math.abs(Date.now() - d) < 7 * 86400000 ? relative(d) : d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
-    });
-  }
-
   // ---- block behaviours (tabs, tables, countdowns…) on fresh markup ----
   function enhance(scope) {
     (window.folioBlocks || []).forEach(function (fn) { try { fn(scope); } catch (e) { /* one block's script must not stop the rest */ } });
-    times(scope);
+    if (window.folioTimes) window.folioTimes(scope);
     comments(scope);
     uploads(scope);
     formUploads(scope);

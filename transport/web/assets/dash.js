@@ -40,6 +40,7 @@
         var fresh = tpl.content.firstElementChild;
         if (!fresh) return;
         box.replaceChild(fresh, $(".inbox", box));
+        if (window.folioTimes) window.folioTimes(fresh);
         unread(parseInt(fresh.getAttribute("data-unread"), 10) || 0);
         if (focusAction) {
           var again = box.querySelector('form[action="' + focusAction + '"] button');
