@@ -26,6 +26,7 @@ var Scenarios = map[string]Scenario{
 	"fanout":       fanoutScenario,
 	"agent-stream": agentStreamScenario,
 	"mixed":        mixedScenario,
+	"wait":         waitScenario,
 }
 
 // Names lists the scenarios in a stable order.

@@ -202,7 +202,7 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		}
 	}
 
-	exec := Execution{ActionID: act.ActionID, Actor: actorID, Comment: req.Comment, ExecutedAt: now, Decision: decision}
+	exec := Execution{ActionID: act.ActionID, Actor: actorID, AuthMethod: w.method, Comment: req.Comment, ExecutedAt: now, Decision: decision}
 	var formData json.RawMessage
 	if hasForm {
 		formData = append(json.RawMessage(nil), req.FormData...)

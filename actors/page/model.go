@@ -147,6 +147,7 @@ func (a Access) Allows(email string) bool {
 type Execution struct {
 	ActionID   string          `json:"action_id"`
 	Actor      string          `json:"actor"`
+	AuthMethod string          `json:"auth_method,omitempty"` // how Actor was established (AuthAPIKey, AuthLink, AuthMagicLink, AuthOAuth)
 	Comment    *string         `json:"comment,omitempty"`
 	FormData   json.RawMessage `json:"form_data,omitempty"`
 	Decision   string          `json:"decision,omitempty"`

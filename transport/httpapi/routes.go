@@ -44,6 +44,7 @@ func (s *Server) routes(reg *prometheus.Registry) {
 	s.handle("POST", "/v1/pages/:id/renew", s.requireKey(s.renew))
 	s.handle("POST", "/v1/pages/:id/actions/:actionId", s.execute) // a key, or none on a public page
 	s.handle("GET", "/v1/pages/:id/audit", s.requireKey(s.pageAudit))
+	s.handle("GET", "/v1/pages/:id/wait", s.requireKey(s.waitDecision)) // long-poll for the decision (wait.go)
 
 	// Blocks of a page (blocks.go).
 	s.handle("PATCH", "/v1/pages/:id/blocks", s.requireKey(s.appendBlocks))

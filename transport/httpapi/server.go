@@ -65,6 +65,7 @@ type Server struct {
 	signin      *signin           // sign-in, claim (signin.go); nil until MountSignIn
 	rt          *realtime         // streams (viewer.go); nil until MountRealtime
 	delivery    *deliveryHandlers // delivery log (deliveries.go); nil until MountDelivery
+	outcomes    flight            // decisions read once for all the waiters they wake (wait.go)
 }
 
 // New builds the server and its routes.

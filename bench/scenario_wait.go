@@ -1,0 +1,142 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// waitScenario: o.Subscribers agents long-poll one page's decision at once
+// (GET /v1/pages/:id/wait), then a person approves it. Measured: the server's memory
+// per waiting request (RSS growth while they wait, meaningful with a separate server
+// process), and for each waiter the time from the approval being sent to its answer
+// (the p50/p99 of the run, and when the last one answered). Check: every waiter
+// got the decision.
+func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
+	raiseFileLimit()
+	key, err := t.Register(ctx, "bench-wait")
+	if err != nil {
+		return nil, err
+	}
+	var pub struct {
+		PageID string `json:"pageId"`
+	}
+	if st, err := t.Call(ctx, "POST", "/v1/publish", key, pageBody(0, 0), &pub); err != nil || st != 201 {
+		return nil, fmt.Errorf("publish: %s", statusCode(st, err))
+	}
+	base := int(t.metric(ctx, "go_goroutines"))
+	_, rssBefore, _ := t.usageSample(ctx)
+	stackBefore := t.metric(ctx, "go_memstats_stack_inuse_bytes")
+	heapBefore := t.metric(ctx, "go_memstats_heap_inuse_bytes") + stackBefore
+
+	// Each waiter has a connection of its own, as separate agents would.
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}}
+	answered := make([]time.Time, o.Subscribers)
+	var decided atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, o.Subscribers)
+	for i := range o.Subscribers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequestWithContext(ctx, "GET", t.URL+"/v1/pages/"+pub.PageID+"/wait?timeout=5m", nil)
+			req.Header.Set("Authorization", "Bearer "+key)
+			res, err := client.Do(req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			var out struct {
+				Decision string `json:"decision"`
+			}
+			err = json.NewDecoder(bufio.NewReader(res.Body)).Decode(&out)
+			_, _ = io.Copy(io.Discard, res.Body)
+			_ = res.Body.Close()
+			answered[i] = time.Now()
+			if err == nil && res.StatusCode == 200 && out.Decision == "approved" {
+				decided.Add(1)
+			}
+		}()
+	}
+	// Every waiter holds a goroutine on the server while it waits: once the server
+	// runs that many more, they are all registered.
+	deadline := time.Now().Add(120 * time.Second)
+	for int(t.metric(ctx, "go_goroutines")) < base+o.Subscribers {
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("only %d of %d waiters arrived", int(t.metric(ctx, "go_goroutines"))-base, o.Subscribers)
+		}
+		select {
+		case err := <-errs:
+			return nil, fmt.Errorf("a waiter failed: %w", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // let the server settle before measuring memory
+	cpu0, rssWaiting, _ := t.usageSample(ctx)
+	stackWaiting := t.metric(ctx, "go_memstats_stack_inuse_bytes")
+	heapWaiting := t.metric(ctx, "go_memstats_heap_inuse_bytes") + stackWaiting
+
+	start := time.Now()
+	st, err := t.Call(ctx, "POST", "/v1/pages/"+pub.PageID+"/actions/approve", key, []byte(`{"actor":{"identity":"bench@example.com"}}`), nil)
+	if err != nil || st != 200 {
+		return nil, fmt.Errorf("approve: %s", statusCode(st, err))
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpu1, _, _ := t.usageSample(ctx)
+	lat := make([]time.Duration, 0, o.Subscribers)
+	var last time.Duration
+	for _, at := range answered {
+		if at.IsZero() {
+			continue
+		}
+		d := at.Sub(start)
+		lat = append(lat, d)
+		last = max(last, d)
+	}
+	res := &Result{Scenario: "wait", Operations: len(lat), Seconds: elapsed.Seconds(), Unit: "answers/s",
+		Latency: Percentiles(lat), Errors: map[string]int{},
+		Params: map[string]any{"waiters": o.Subscribers}, Extra: map[string]float64{"all_answered_ms": float64(last) / float64(time.Millisecond)}}
+	if o.Subscribers > 0 && rssWaiting > rssBefore {
+		res.Extra["server_kib_per_waiter"] = (rssWaiting - rssBefore) * 1024 / float64(o.Subscribers)
+	}
+	if o.Subscribers > 0 && heapWaiting > heapBefore {
+		// Heap and stacks in use: what the waiters hold, without the room the
+		// collector's pacing leaves in RSS.
+		res.Extra["server_heap_stack_kib_per_waiter"] = (heapWaiting - heapBefore) / 1024 / float64(o.Subscribers)
+		res.Extra["server_stack_kib_per_waiter"] = (stackWaiting - stackBefore) / 1024 / float64(o.Subscribers)
+	}
+	if n := len(lat); n > 0 {
+		res.Extra["server_cpu_us_per_answer"] = (cpu1 - cpu0) * 1e6 / float64(n)
+	}
+	if missed := o.Subscribers - int(decided.Load()); missed > 0 {
+		res.Errors["no decision"] = missed
+	}
+	res.check("every waiter got the decision", decided.Load() == int64(o.Subscribers), "%d of %d waiters answered approved", decided.Load(), o.Subscribers)
+	return res, nil
+}
+
+// metric is one value of the server's /metrics (this process's when the server runs
+// in it); 0 when it cannot be read.
+func (t *Target) metric(ctx context.Context, name string) float64 {
+	req, _ := http.NewRequestWithContext(ctx, "GET", t.URL+"/metrics", nil)
+	res, err := t.Client.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if v, ok := metricValue(sc.Text(), name); ok {
+			return v
+		}
+	}
+	return 0
+}

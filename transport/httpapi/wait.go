@@ -1,0 +1,197 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/julienschmidt/httprouter"
+
+	"folio/actors/model/fault"
+	"folio/actors/model/frame"
+	"folio/actors/page"
+	"folio/actors/registry"
+	"folio/actors/tenant"
+)
+
+// Waiting for a decision over plain HTTP (GET /v1/pages/:id/wait): for an agent
+// without a public callback address or an open stream.
+const (
+	defaultWait = 30 * time.Second
+	maxWait     = 5 * time.Minute
+)
+
+// waiter is a page subscriber that only wants to know when the page stops waiting
+// for a decision. The page actor holds it like any live subscriber (a pointer in its
+// list, no goroutine of its own) and offers it every event; it keeps none of them.
+type waiter struct {
+	once sync.Once
+	done chan struct{}
+}
+
+func newWaiter() *waiter { return &waiter{done: make(chan struct{})} }
+
+func (w *waiter) fire() { w.once.Do(func() { close(w.done) }) }
+
+// settled tells which events end a wait: the page left `active` (decided, expired,
+// withdrawn) or its approval chain finished.
+func settled(typ string) bool {
+	switch typ {
+	case "page.completed", "page.expired", "page.revoked", "approval.chain_completed":
+		return true
+	}
+	return false
+}
+
+// Send is offered every event of the page; it never refuses one.
+func (w *waiter) Send(f *frame.Frame) bool {
+	if settled(f.Type) {
+		w.fire()
+	}
+	return true
+}
+
+// Close and End: the page dropped its subscribers (it passivated, or access ended);
+// the wait answers with the page as it now is.
+func (w *waiter) Close()             { w.fire() }
+func (w *waiter) End(_ *frame.Frame) { w.fire() }
+
+// waitDecision is GET /v1/pages/:id/wait?timeout=60s: it answers once the page is
+// no longer waiting for a decision (at once when it already is), or when the
+// timeout passes (200 with status "active" and timed_out: true). The waiter is
+// registered in the same message that reads the page's status, so a decision made
+// in between cannot be missed.
+func (s *Server) waitDecision(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
+	id, err := pageID(ps.ByName("id"))
+	if err != nil {
+		return err
+	}
+	timeout, err := waitTimeout(r.URL.Query().Get("timeout"))
+	if err != nil {
+		return err
+	}
+	wt := newWaiter()
+	v := page.Viewer{TenantID: who.TenantID, Agent: who.Agent(), KeyID: who.KeyID}
+	sub, err := registry.Call[*page.Subscribed](r.Context(), s.pages, id, &page.Subscribe{Viewer: v, Sub: wt})
+	if err != nil {
+		return err
+	}
+	defer s.pages.Tell(id, &page.Unsubscribe{Sub: wt})
+	timedOut := false
+	if sub.Status == page.Active {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout + 10*time.Second))
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		select {
+		case <-wt.done:
+		case <-t.C:
+			timedOut = true
+		case <-r.Context().Done():
+			return nil // the client left; nobody to answer
+		}
+	}
+	// The waiters a decision wakes read the outcome once between them: one ask of
+	// the page, one encoding, however many were waiting.
+	body, err := s.outcomes.do(who.TenantID+"/"+id+"/"+strconv.FormatBool(timedOut), func() ([]byte, error) {
+		res, err := registry.Call[*page.Result](r.Context(), s.pages, id, &page.Get{Caller: callerOf(who)})
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(s.outcome(res.Page, timedOut))
+	})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(append(body, '\n'))
+	return nil
+}
+
+// flight shares one computation among the callers that ask for the same key while
+// it runs (a decision wakes every waiter of a page at once).
+type flight struct {
+	mu    sync.Mutex
+	calls map[string]*flightCall
+}
+
+type flightCall struct {
+	done chan struct{}
+	body []byte
+	err  error
+}
+
+func (f *flight) do(key string, fn func() ([]byte, error)) ([]byte, error) {
+	f.mu.Lock()
+	if c, ok := f.calls[key]; ok {
+		f.mu.Unlock()
+		<-c.done
+		return c.body, c.err
+	}
+	if f.calls == nil {
+		f.calls = map[string]*flightCall{}
+	}
+	c := &flightCall{done: make(chan struct{})}
+	f.calls[key] = c
+	f.mu.Unlock()
+	c.body, c.err = fn()
+	f.mu.Lock()
+	delete(f.calls, key)
+	f.mu.Unlock()
+	close(c.done)
+	return c.body, c.err
+}
+
+// waitTimeout reads ?timeout= (a Go duration such as 60s, or seconds): default
+// 30 s, at most 5 minutes.
+func waitTimeout(raw string) (time.Duration, error) {
+	if raw == "" {
+		return defaultWait, nil
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil {
+		n, nerr := strconv.Atoi(raw)
+		if nerr != nil {
+			return 0, fault.Field("timeout", "duration", "timeout is a duration such as 60s, or a number of seconds")
+		}
+		d = time.Duration(n) * time.Second
+	}
+	if d <= 0 || d > maxWait {
+		return 0, fault.Limit("timeout", "range", int(maxWait.Seconds()), "timeout is between 1s and %s", maxWait)
+	}
+	return d, nil
+}
+
+// outcome is the page's decision as a waiting agent reads it: the data of the
+// action.executed callback (the action that completed the page), who decided and
+// how that was verified, and the page's state.
+func (s *Server) outcome(p *page.Page, timedOut bool) map[string]any {
+	status := page.EffectiveStatus(p, s.now())
+	out := map[string]any{"pageId": p.ID, "status": status, "timed_out": timedOut && status == page.Active,
+		"decision": optString(p.Decision), "decided_at": p.CompletedAt, "data": nil, "actor": nil, "approval_chain": nil}
+	if c := p.Approval; c != nil {
+		out["approval_chain"] = c.View()
+	}
+	if status != page.Completed || len(p.Executions) == 0 {
+		return out
+	}
+	e := p.Executions[len(p.Executions)-1]
+	label := e.ActionID
+	for _, a := range p.Actions {
+		if a.ActionID == e.ActionID && a.Label != "" {
+			label = a.Label
+		}
+	}
+	var form any
+	if len(e.FormData) > 0 {
+		form = e.FormData
+	}
+	out["data"] = map[string]any{"action_id": e.ActionID, "action_label": label, "comment": e.Comment, "form_data": form}
+	var method any
+	if e.AuthMethod != "" { // unknown for executions recorded before it was kept
+		method = e.AuthMethod
+	}
+	out["actor"] = map[string]any{"identity": e.Actor, "auth_method": method}
+	return out
+}
