@@ -18,6 +18,7 @@ const (
 	bucketByPage     = "page_deliveries"  // pageId 0x00 created(8) 0x00 deliveryId -> nil
 	bucketReplies    = "delivery_replies" // deliveryId -> nil: reply instructions not yet applied
 	bucketChains     = "delivery_chains"  // pageId 0x00 target -> id of the chain's newest unfinished delivery
+	// bucketByTenant (tenant_index.go): tenantId 0x00 created(8) 0x00 deliveryId -> status
 )
 
 // Channels of a delivery: an on_action callback, or a notification channel.
@@ -176,13 +177,17 @@ func get(tx *persistence.Tx, id string) (*Delivery, error) {
 	return d, json.Unmarshal(b, d)
 }
 
-// put writes d and moves its due-index row from prevDue (nil: none) to its own.
+// put writes d, keeps its row of the tenant index, and moves its due-index row from
+// prevDue (nil: none) to its own.
 func put(tx *persistence.Tx, d *Delivery, prevDue *time.Time, created bool) error {
 	b, err := json.Marshal(d)
 	if err != nil {
 		return err
 	}
 	if err := tx.Put(bucketDeliveries, []byte(d.ID), b); err != nil {
+		return err
+	}
+	if err := indexTenant(tx, d, created); err != nil {
 		return err
 	}
 	if created {

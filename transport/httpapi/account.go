@@ -83,17 +83,11 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err := s.decode(w, r, &req, false); err != nil {
 		return err
 	}
-	req.Name = strings.TrimSpace(req.Name)
-	if req.Name == "" {
-		return fault.Field("name", "required", "name is required")
+	name, test, err := CheckNewKey(req.Name, req.Mode)
+	if err != nil {
+		return err
 	}
-	if utf8.RuneCountInString(req.Name) > 100 {
-		return fault.Field("name", "max_length", "name has at most 100 characters")
-	}
-	if req.Mode != "" && req.Mode != "live" && req.Mode != "test" {
-		return fault.Field("mode", "enum", "mode must be live or test")
-	}
-	res, err := registry.Call[*tenant.CreatedKey](r.Context(), s.tenants, who.TenantID, &tenant.CreateKey{Name: req.Name, Test: req.Mode == "test"})
+	res, err := registry.Call[*tenant.CreatedKey](r.Context(), s.tenants, who.TenantID, &tenant.CreateKey{Name: name, Test: test})
 	if err != nil {
 		return err
 	}
@@ -151,4 +145,20 @@ func nullable(s string) any {
 		return nil
 	}
 	return s
+}
+
+// CheckNewKey applies the rules of POST /v1/account/api-keys to a key's name and
+// mode: the name trimmed, 1–100 characters; the mode live (also when empty) or
+// test. The refusal names its field (fault.Field).
+func CheckNewKey(name, mode string) (trimmed string, test bool, err error) {
+	trimmed = strings.TrimSpace(name)
+	switch {
+	case trimmed == "":
+		return "", false, fault.Field("name", "required", "name is required")
+	case utf8.RuneCountInString(trimmed) > 100:
+		return "", false, fault.Field("name", "max_length", "name has at most 100 characters")
+	case mode != "" && mode != "live" && mode != "test":
+		return "", false, fault.Field("mode", "enum", "mode must be live or test")
+	}
+	return trimmed, mode == "test", nil
 }

@@ -210,3 +210,8 @@ func displayTarget(channel, target string) string {
 	}
 	return u.String()
 }
+
+// DisplayTarget is a delivery's target as the delivery log shows it, in the API and
+// on the dashboard alike: without query strings, user info, fragments, or the secret
+// path of a Slack incoming webhook (displayTarget).
+func DisplayTarget(channel, target string) string { return displayTarget(channel, target) }

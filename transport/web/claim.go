@@ -43,7 +43,7 @@ func (s *Site) claimPage(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		}
 	}
 	if q.Get("problem") == "claimed" {
-		v.Problem = "This agent's account was already claimed. If it should be yours, ask whoever claimed it to invite you."
+		v.Problem = "This agent's account was already claimed. An agent's account has one owner: if it should be yours, ask whoever claimed it."
 	}
 	s.render(w, r, http.StatusOK, "claim", v)
 }

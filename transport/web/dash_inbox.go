@@ -38,6 +38,7 @@ type inboxList struct {
 	Back        string // this view's address: where a form sent from it returns
 	CSRF        string
 	Self        string // the list's own address
+	W           string // "?w=<workspace>" when not the person's first: forms post to the workspace shown
 	Filtered    bool
 }
 
@@ -151,6 +152,9 @@ func (s *Site) inboxList(d *desk, f inbox.Filter) (inboxList, error) {
 		l.Entries = append(l.Entries, it)
 	}
 	l.Back = d.link("/", d.inboxQuery(f, f.Offset))
+	if !d.first {
+		l.W = "?w=" + url.QueryEscape(d.ws.ID)
+	}
 	l.Self = d.link("/inbox/list", d.inboxQuery(f, f.Offset))
 	if len(entries) > 0 {
 		l.First, l.Last = f.Offset+1, f.Offset+len(entries)

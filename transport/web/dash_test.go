@@ -189,3 +189,31 @@ func TestTheInboxIsAccessible(t *testing.T) {
 		}
 	}
 }
+
+// TestAPersonInTwoWorkspacesActsInTheOneShown: the owner claims a second agent;
+// the switcher lists both; starring in the second workspace changes the second
+// workspace's inbox, not the first's.
+func TestAPersonInTwoWorkspacesActsInTheOneShown(t *testing.T) {
+	o := newOwner(t)
+	o.publishN(t, 1, "First workspace page", nil)
+	second := o.e.Must(201, "POST", "/v1/auth/agent/register", "", map[string]any{"name": "Second Bot"})
+	key2 := second["apiKey"].(string)
+	publish(t, o.e, key2, approvalPage(map[string]any{"title": "Second workspace page"}))
+	tb := o.tb
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/claim?code=" + second["claimCode"].(string)))
+	tb.until("the claim form", `!!document.querySelector("#claim-code")`)
+	tb.do(chromedp.Click(chromedp.CSS(`form[action="/claim"] button[type=submit]`)))
+	tb.until("the claim", `document.body.innerText.indexOf("You now own Second Bot") >= 0`)
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/"))
+	tb.until("the switcher", `!!document.querySelector(".ws-switch")`)
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/?w=" + second["tenantId"].(string)))
+	tb.until("the second inbox", `document.querySelectorAll(".entry").length === 1 && document.querySelector(".entry-title").textContent.indexOf("Second workspace page") >= 0`)
+	tb.do(chromedp.Click(chromedp.CSS(`.entry .star`)))
+	tb.until("the star", `document.querySelector(".entry .star").getAttribute("aria-pressed") === "true"`)
+	if e := o.e.Must(200, "GET", "/v1/inbox", key2, nil)["entries"].([]any)[0].(map[string]any); e["starred"] != true {
+		t.Error("the star did not reach the second workspace")
+	}
+	if e := o.e.Must(200, "GET", "/v1/inbox", o.key, nil)["entries"].([]any)[0].(map[string]any); e["starred"] != false {
+		t.Error("the star landed in the first workspace")
+	}
+}

@@ -31,7 +31,9 @@ func (s *Site) pageHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", s.csp)
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "private, no-cache")
+	if h.Get("Cache-Control") == "" { // a page may ask for more (no-store: a secret shown once)
+		h.Set("Cache-Control", "private, no-cache")
+	}
 	h.Set("Vary", "Accept-Encoding, Cookie")
 }
 

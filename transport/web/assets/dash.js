@@ -65,11 +65,11 @@
     if (!form.classList || !form.classList.contains("inbox-op")) return;
     e.preventDefault();
     var action = form.getAttribute("action");
-    var pair = action.replace(/\/(star|unstar)$/, "/");
+    var m = /^(.*\/)(star|unstar)(\?.*)?$/.exec(action);
     post(action, form).then(function (r) {
       if (r.type !== "opaqueredirect" && !r.ok) { form.submit(); return; }
       // A star toggles: focus goes to the same button under its new action.
-      var next = /\/star$/.test(action) ? pair + "unstar" : /\/unstar$/.test(action) ? pair + "star" : action;
+      var next = m ? m[1] + (m[2] === "star" ? "unstar" : "star") + (m[3] || "") : action;
       refreshList(next);
     }, function () { form.submit(); });
   });

@@ -1,0 +1,102 @@
+package callback
+
+import (
+	"bytes"
+
+	"folio/persistence"
+)
+
+// The tenant index lists a workspace's deliveries, newest first, and filters them by
+// status without reading a row: its key orders them, its value is the status.
+//
+//	tenant_deliveries: tenantId 0x00 created(8) 0x00 deliveryId -> status
+//
+// put keeps it in the transaction that writes the row, so the index and the row
+// never disagree. Deliveries written before the index existed are not in it; one
+// still pending joins it at its next attempt, a finished one stays unlisted (it
+// remains readable by id and in its page's log).
+const bucketByTenant = "tenant_deliveries"
+
+func tenantKey(tenantID string, created uint64, id string) []byte {
+	return persistence.Key([]byte(tenantID), persistence.U64(created), []byte(id))
+}
+
+// indexTenant writes d's row of the tenant index when d is created, and again only
+// when its status changed: most attempts leave a delivery pending, and reading a key
+// costs less than rewriting the page of the tree that holds it.
+func indexTenant(tx *persistence.Tx, d *Delivery, created bool) error {
+	k := tenantKey(d.TenantID, uint64(d.CreatedAt.UnixNano()), d.ID)
+	if !created && string(tx.Get(bucketByTenant, k)) == d.Status {
+		return nil
+	}
+	return tx.Put(bucketByTenant, k, []byte(d.Status))
+}
+
+// ListTenant lists a tenant's deliveries, newest first; status (one of the Status
+// constants, "" for all) keeps only those in that state, and total counts them. It
+// reads the index's keys up to the end of the tenant's range, but decodes only the
+// rows it returns.
+func ListTenant(store *persistence.Store, tenantID, status string, limit, offset int) (out []*Delivery, total int, err error) {
+	out = []*Delivery{}
+	prefix := append([]byte(tenantID), 0)
+	err = store.View(func(tx *persistence.Tx) error {
+		var ferr error
+		tx.Scan(bucketByTenant, prefix, true, func(k, v []byte) bool {
+			if status != "" && string(v) != status {
+				return true
+			}
+			total++
+			if total <= offset || len(out) >= limit {
+				return true
+			}
+			d, err := get(tx, string(k[len(prefix)+8+1:]))
+			if err != nil {
+				ferr = err
+				return false
+			}
+			if d != nil {
+				out = append(out, d)
+			}
+			return true
+		})
+		return ferr
+	})
+	return out, total, err
+}
+
+// ListTenantPage is ListTenant for one page of the tenant: the page's own index
+// gives the order, the tenant index the status, so again only the rows returned are
+// decoded, and a page of another tenant lists nothing.
+func ListTenantPage(store *persistence.Store, tenantID, pageID, status string, limit, offset int) (out []*Delivery, total int, err error) {
+	out = []*Delivery{}
+	prefix := append([]byte(pageID), 0)
+	err = store.View(func(tx *persistence.Tx) error {
+		var ferr error
+		tx.Scan(bucketByPage, prefix, true, func(k, _ []byte) bool {
+			rest := k[len(prefix):] // created(8) 0x00 deliveryId
+			if len(rest) < 10 || rest[8] != 0 {
+				return true
+			}
+			id := rest[9:]
+			v := tx.Get(bucketByTenant, persistence.Key([]byte(tenantID), rest[:8], id))
+			if v == nil || (status != "" && !bytes.Equal(v, []byte(status))) {
+				return true
+			}
+			total++
+			if total <= offset || len(out) >= limit {
+				return true
+			}
+			d, err := get(tx, string(id))
+			if err != nil {
+				ferr = err
+				return false
+			}
+			if d != nil {
+				out = append(out, d)
+			}
+			return true
+		})
+		return ferr
+	})
+	return out, total, err
+}
