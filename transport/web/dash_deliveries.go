@@ -192,6 +192,7 @@ type attemptRow struct {
 	Duration   string
 	Error      string
 	Manual     bool
+	Failed     bool   // no 2xx (or, for a mail, not handed over)
 	Headers    string // the address that shows this attempt's headers
 	Shown      bool   // its headers are the ones shown
 }
@@ -259,10 +260,14 @@ func (s *Site) deliveryOf(d *desk, dl *callback.Delivery, attempt string) delive
 		shown = dl.Attempts[len(dl.Attempts)-1].N // the latest by default
 	}
 	for _, a := range dl.Attempts {
+		failed := a.Error != "" || a.HTTPStatus < 200 || a.HTTPStatus > 299
+		if dl.Channel == callback.ChannelEmail {
+			failed = a.Error != ""
+		}
 		if a.Error == "HTTP "+strconv.Itoa(a.HTTPStatus) {
 			a.Error = "" // the status says it all
 		}
-		row := attemptRow{N: a.N, At: a.At, When: a.At.UTC().Format("2 Jan 2006, 15:04:05 UTC"), HTTPStatus: a.HTTPStatus, Duration: duration(a.LatencyMS), Error: a.Error, Manual: a.Manual,
+		row := attemptRow{N: a.N, At: a.At, When: a.At.UTC().Format("2 Jan 2006, 15:04:05 UTC"), HTTPStatus: a.HTTPStatus, Duration: duration(a.LatencyMS), Error: a.Error, Manual: a.Manual, Failed: failed,
 			Headers: d.link(self, url.Values{"attempt": {strconv.Itoa(a.N)}}) + "#headers", Shown: a.N == shown}
 		v.Attempts = append(v.Attempts, row)
 	}

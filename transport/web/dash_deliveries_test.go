@@ -137,6 +137,9 @@ func TestDashDeliveriesAFailingReceiverShowsItsAttemptsAndAManualRetrySucceeds(t
 	// The delivery.
 	tb.do(chromedp.Click(chromedp.CSS(`#d-` + id + ` .entry-title`)))
 	tb.until("the delivery", `location.pathname === "/deliveries/`+id+`" && document.querySelectorAll(".attempt").length === 1`)
+	if got := tb.text(".attempt .dl-failed"); got != "HTTP 500" {
+		t.Errorf("the failed attempt's badge reads %q, want HTTP 500 marked as a failure", got)
+	}
 	if got := tb.text(".attempt"); !containsAll(got, "Attempt 1", "HTTP 500") || strings.Contains(got, "manual") {
 		t.Errorf("the attempt reads %q", got)
 	}
