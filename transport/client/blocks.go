@@ -1,0 +1,83 @@
+package client
+
+import "context"
+
+// BlocksAppended is the page after PATCH /v1/pages/:id/blocks.
+type BlocksAppended struct {
+	PageID           string   `json:"pageId"`
+	Version          int      `json:"version"`
+	TotalBlocks      int      `json:"totalBlocks"`
+	AppendedBlocks   int      `json:"appendedBlocks"`
+	AppendedBlockIDs []string `json:"appendedBlockIds"`
+	Warnings         []string `json:"warnings"`
+}
+
+// BlockPatch changes one top-level block: nil fields are left as they are; Title
+// sets data.title.
+type BlockPatch struct {
+	Data  any     `json:"data,omitempty"`
+	Type  *string `json:"type,omitempty"`
+	Title *string `json:"title,omitempty"`
+	Group *string `json:"group,omitempty"`
+	Tab   *string `json:"tab,omitempty"`
+}
+
+// BlockFixed is the block after PATCH /v1/pages/:id/blocks/:blockId.
+type BlockFixed struct {
+	PageID   string   `json:"pageId"`
+	BlockID  string   `json:"blockId"`
+	Version  int      `json:"version"`
+	Block    Block    `json:"block"`
+	Warnings []string `json:"warnings"`
+}
+
+// BlockList is the page's top-level block order after a reorder.
+type BlockList struct {
+	PageID      string   `json:"pageId"`
+	Version     int      `json:"version"`
+	TotalBlocks int      `json:"totalBlocks"`
+	BlockIDs    []string `json:"blockIds"`
+}
+
+// BlockInserted is the block order after an insert, and the new block's id.
+type BlockInserted struct {
+	BlockList
+	BlockID  string   `json:"blockId"`
+	Warnings []string `json:"warnings"`
+}
+
+type blockAppend struct {
+	Blocks []Block `json:"blocks"`
+}
+
+type blockOrder struct {
+	BlockOrder []string `json:"block_order"`
+}
+
+type blockInsert struct {
+	Position int   `json:"position"`
+	Block    Block `json:"block"`
+}
+
+// AppendBlocks adds blocks at the end of a draft or active page (PATCH
+// /v1/pages/:id/blocks).
+func (c *Client) AppendBlocks(ctx context.Context, pageID string, blocks []Block) (*BlocksAppended, error) {
+	return call[BlocksAppended](ctx, c, "PATCH", "/v1/pages/"+esc(pageID)+"/blocks", blockAppend{Blocks: blocks})
+}
+
+// FixBlock changes one top-level block (PATCH /v1/pages/:id/blocks/:blockId).
+func (c *Client) FixBlock(ctx context.Context, pageID, blockID string, p BlockPatch) (*BlockFixed, error) {
+	return call[BlockFixed](ctx, c, "PATCH", "/v1/pages/"+esc(pageID)+"/blocks/"+esc(blockID), p)
+}
+
+// ReorderBlocks puts the listed block ids first, the others after them in their
+// old order (PUT /v1/pages/:id/blocks/reorder).
+func (c *Client) ReorderBlocks(ctx context.Context, pageID string, order []string) (*BlockList, error) {
+	return call[BlockList](ctx, c, "PUT", "/v1/pages/"+esc(pageID)+"/blocks/reorder", blockOrder{BlockOrder: order})
+}
+
+// InsertBlock inserts block at position (0-based; past the end: at the end) (POST
+// /v1/pages/:id/blocks/insert).
+func (c *Client) InsertBlock(ctx context.Context, pageID string, position int, block Block) (*BlockInserted, error) {
+	return call[BlockInserted](ctx, c, "POST", "/v1/pages/"+esc(pageID)+"/blocks/insert", blockInsert{Position: position, Block: block})
+}
