@@ -22,8 +22,10 @@ func main() {
 		err = runBench(args)
 	case "admin":
 		err = runAdmin(args, os.Stdout)
+	case "mcp":
+		err = runMCP(args)
 	case "help":
-		fmt.Println("usage: folio [serve|bench|admin] [flags]   (folio serve -h, folio bench -h list the flags; folio admin help)")
+		fmt.Println("usage: folio [serve|bench|admin|mcp] [flags]   (folio serve -h, folio bench -h, folio mcp -h list the flags; folio admin help)")
 	default:
 		err = fmt.Errorf("unknown command %q (try: folio serve)", cmd)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
@@ -23,6 +24,7 @@ import (
 	"folio/actors/tenant"
 	"folio/persistence"
 	"folio/transport/httpapi"
+	foliomcp "folio/transport/mcp"
 	"folio/transport/web"
 )
 
@@ -230,6 +232,17 @@ func Open(cfg Config) (*Node, error) {
 		if a.mount != nil {
 			a.mount(n.API)
 		}
+	}
+	// The MCP server for agents at /mcp: its tools call this node's own API in
+	// process, with the request's key (transport/mcp).
+	mcpHandler := foliomcp.HTTPHandler(foliomcp.Options{BaseURL: cfg.BaseURL, HTTPClient: foliomcp.InProcess(n.API.Handler())})
+	for _, m := range []string{"GET", "POST", "DELETE"} {
+		n.API.Handle(m, "/mcp", func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+			// A tool call may wait minutes for a person's decision, streaming progress:
+			// no write deadline, like the event streams.
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+			mcpHandler.ServeHTTP(w, r)
+		})
 	}
 	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API,
 		FormTargets: formTargets(cfg), Log: log})
