@@ -99,13 +99,14 @@ func (s *Server) waitDecision(w http.ResponseWriter, r *http.Request, ps httprou
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(s.outcome(res.Page, timedOut))
+		b, err := json.Marshal(s.outcome(res.Page, timedOut))
+		return append(b, '\n'), err // shared by every waiter: written, never changed
 	})
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
 	return nil
 }
 
