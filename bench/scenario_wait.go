@@ -3,13 +3,13 @@ package bench
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"folio/transport/client"
 )
 
 // waitScenario: o.Subscribers agents long-poll one page's decision at once
@@ -35,8 +35,9 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	stackBefore := t.metric(ctx, "go_memstats_stack_inuse_bytes")
 	heapBefore := t.metric(ctx, "go_memstats_heap_inuse_bytes") + stackBefore
 
-	// Each waiter has a connection of its own, as separate agents would.
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}}
+	// Each waiter is an agent with a connection of its own, waiting through the
+	// typed client as an agent would.
+	agent := client.New(t.URL, key, client.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}}))
 	answered := make([]time.Time, o.Subscribers)
 	var decided atomic.Int64
 	var wg sync.WaitGroup
@@ -45,21 +46,13 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, _ := http.NewRequestWithContext(ctx, "GET", t.URL+"/v1/pages/"+pub.PageID+"/wait?timeout=5m", nil)
-			req.Header.Set("Authorization", "Bearer "+key)
-			res, err := client.Do(req)
+			out, err := agent.Wait(ctx, pub.PageID, 5*time.Minute)
 			if err != nil {
 				errs <- err
 				return
 			}
-			var out struct {
-				Decision string `json:"decision"`
-			}
-			err = json.NewDecoder(bufio.NewReader(res.Body)).Decode(&out)
-			_, _ = io.Copy(io.Discard, res.Body)
-			_ = res.Body.Close()
 			answered[i] = time.Now()
-			if err == nil && res.StatusCode == 200 && out.Decision == "approved" {
+			if out.Decision == "approved" {
 				decided.Add(1)
 			}
 		}()
