@@ -223,8 +223,8 @@ func TestDashPagesRevokeAndRenewAskFirst(t *testing.T) {
 	tb.until("the page", `!!document.querySelector('form[action$="/revoke"]')`)
 	tb.themes("an active page", "dash-page-active")
 	tb.do(chromedp.Click(chromedp.CSS(`form[action$="/revoke"] button`)))
-	tb.until("the dialog", `!!document.querySelector("dialog.dp-dialog[open]")`)
-	if got := tb.text("dialog.dp-dialog h2"); got != "Revoke “Release train 2”?" {
+	tb.until("the dialog", `!!document.querySelector("dialog.confirm[open]")`)
+	if got := tb.text("dialog.confirm h2"); got != "Revoke “Release train 2”?" {
 		t.Errorf("the dialog asks %q", got)
 	}
 	tb.noSeriousViolations("the revoke dialog")
@@ -233,7 +233,7 @@ func TestDashPagesRevokeAndRenewAskFirst(t *testing.T) {
 	tb.do(chromedp.Click(chromedp.Search(`//dialog//button[.="Cancel"]`)))
 	tb.until("the dialog to close", `!document.querySelector("dialog") && document.activeElement.matches('form[action$="/revoke"] button')`)
 	tb.do(chromedp.KeyEvent(kb.Enter)) // the keyboard: Enter on the focused button asks again, Escape cancels
-	tb.until("the dialog again", `!!document.querySelector("dialog.dp-dialog[open]") && document.activeElement.innerText === "Cancel"`)
+	tb.until("the dialog again", `!!document.querySelector("dialog.confirm[open]") && document.activeElement.innerText === "Cancel"`)
 	tb.do(chromedp.KeyEvent(kb.Escape))
 	tb.until("the dialog to close", `!document.querySelector("dialog") && document.activeElement.matches('form[action$="/revoke"] button')`)
 	if st := o.e.Must(200, "GET", "/v1/pages/"+ids[1], o.key, nil)["status"]; st != "active" {
@@ -241,14 +241,14 @@ func TestDashPagesRevokeAndRenewAskFirst(t *testing.T) {
 	}
 	before := o.e.Must(200, "GET", "/v1/pages/"+ids[1], o.key, nil)["expires_at"].(string)
 	tb.do(chromedp.Click(chromedp.CSS(`form[action$="/renew"] button`)))
-	tb.until("the renew dialog", `!!document.querySelector("dialog.dp-dialog[open]")`)
+	tb.until("the renew dialog", `!!document.querySelector("dialog.confirm[open]")`)
 	tb.do(chromedp.Click(chromedp.Search(`//dialog//button[.="Yes, renew"]`)))
 	tb.until("the renewed page", `!!document.querySelector(".notice") && document.querySelector(".notice").innerText === "The page was renewed."`)
 	if after := o.e.Must(200, "GET", "/v1/pages/"+ids[1], o.key, nil)["expires_at"].(string); after <= before {
 		t.Errorf("renewing did not extend the page: %s, then %s", before, after)
 	}
 	tb.do(chromedp.Click(chromedp.CSS(`form[action$="/revoke"] button`)))
-	tb.until("the revoke dialog", `!!document.querySelector("dialog.dp-dialog[open]")`)
+	tb.until("the revoke dialog", `!!document.querySelector("dialog.confirm[open]")`)
 	tb.do(chromedp.Click(chromedp.Search(`//dialog//button[.="Yes, revoke"]`)))
 	tb.until("the revoked page", `document.querySelector(".dp-head .badge").innerText === "revoked"`)
 	if st := o.e.Must(200, "GET", "/v1/pages/"+ids[1], o.key, nil)["status"]; st != "revoked" {
@@ -260,7 +260,7 @@ func TestDashPagesRevokeAndRenewAskFirst(t *testing.T) {
 	tb.until("the page", `!!document.querySelector('form[action$="/revoke"]')`)
 	o.e.Must(200, "POST", "/v1/pages/"+ids[2]+"/actions/approve", o.key, map[string]any{"actor": map[string]any{"identity": "ann@example.com"}})
 	tb.do(chromedp.Click(chromedp.CSS(`form[action$="/revoke"] button`)))
-	tb.until("the revoke dialog", `!!document.querySelector("dialog.dp-dialog[open]")`)
+	tb.until("the revoke dialog", `!!document.querySelector("dialog.confirm[open]")`)
 	tb.do(chromedp.Click(chromedp.Search(`//dialog//button[.="Yes, revoke"]`)))
 	tb.until("the refusal", `!!document.querySelector(".problem")`)
 	if got := tb.text(".problem"); !strings.Contains(got, "could not be revoked: cannot revoke a page that is completed") {
@@ -371,7 +371,7 @@ func TestDashPagesShowWhatAgentsWriteAsText(t *testing.T) {
 	}
 	// The dialog puts the title in with textContent.
 	tb.do(chromedp.Click(chromedp.CSS(`form[action$="/revoke"] button`)))
-	tb.until("the dialog", `!!document.querySelector("dialog.dp-dialog[open]")`)
+	tb.until("the dialog", `!!document.querySelector("dialog.confirm[open]")`)
 	ran("the dialog")
 	if got := tb.text("dialog h2"); !strings.Contains(got, strings.TrimSpace(payloads[len(payloads)-1])) {
 		t.Errorf("the dialog asks %q", got)

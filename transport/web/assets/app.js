@@ -186,25 +186,7 @@
 
   // ---- the decision ----
   function confirmDanger(label) {
-    return new Promise(function (resolve) {
-      var dlg = document.createElement("dialog");
-      dlg.className = "confirm";
-      dlg.setAttribute("aria-labelledby", "confirm-h");
-      var h = document.createElement("h2"); h.id = "confirm-h"; h.textContent = label + "?";
-      var p = document.createElement("p"); p.textContent = "This decision cannot be undone.";
-      var row = document.createElement("div"); row.className = "decide-actions";
-      var yes = document.createElement("button"); yes.type = "button"; yes.className = "bt bt-danger"; yes.textContent = "Yes, " + label;
-      var no = document.createElement("button"); no.type = "button"; no.className = "bt bt-secondary"; no.textContent = "Cancel";
-      row.appendChild(yes); row.appendChild(no);
-      dlg.appendChild(h); dlg.appendChild(p); dlg.appendChild(row);
-      document.body.appendChild(dlg);
-      var done = function (v) { dlg.close(); dlg.remove(); resolve(v); };
-      yes.addEventListener("click", function () { done(true); });
-      no.addEventListener("click", function () { done(false); });
-      dlg.addEventListener("cancel", function (e) { e.preventDefault(); done(false); });
-      dlg.showModal();
-      no.focus();
-    });
+    return window.folioConfirm({ title: label + "?", text: "This decision cannot be undone.", yes: "Yes, " + label, danger: true });
   }
   function formValues(form) {
     var values = {};
