@@ -66,9 +66,15 @@
       return r.text();
     });
   }
-  var pending = {};
+  // A part asked for while its fetch is in flight is fetched once more when that
+  // one lands (the fetch may predate what the caller knows changed): every
+  // refresh's promise resolves with a part at least as new as the request.
+  var pending = {}, again = {};
   function refresh(name) {
-    if (pending[name]) return pending[name];
+    if (pending[name]) {
+      if (!again[name]) again[name] = pending[name].then(function () { delete again[name]; return refresh(name); });
+      return again[name];
+    }
     pending[name] = fetchHTML(partBase + "/parts/" + name).then(function (html) {
       var el = document.getElementById("part-" + name) || (name === "blocks" ? document.getElementById("blocks") : null);
       if (!el) return;
