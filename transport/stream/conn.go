@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"io"
 	"net"
 	"sync"
 	"syscall"
@@ -29,16 +30,24 @@ type Conn struct {
 	// ending: End queued the stream's last frame; nothing more is accepted, and the
 	// stream closes once the queue has been written.
 	ending bool
+	// ws: a WebSocket stream (set before it is served): the pool writes f.WS, not
+	// f.Chunk. closing: a WebSocket close frame is queued as the last frame (then
+	// ending is true too), so no other close frame is ever sent.
+	ws, closing bool
 
-	// Pooled SSE (hijacked HTTP/1.1): written by the pool.
+	// Pooled (hijacked HTTP/1.1 SSE, and WebSocket): written by the pool.
 	nc     net.Conn
-	raw    syscall.RawConn // nil: no non-blocking writes (every flush takes the catch-up path)
+	raw    syscall.RawConn // nil: no non-blocking I/O (every flush takes the catch-up path)
 	w      *writer
-	token  uint64 // hangup watcher registration (0: none)
+	token  uint64 // poller registration (0: none)
 	iov    [][]byte
 	closed chan struct{}
 
-	// Goroutine-driven connections (WebSocket, SSE fallback) are woken here.
+	// in is what a WebSocket client sent that is not yet consumed; only the
+	// connection's one reader (the poller, or its fallback goroutine) touches it.
+	in wsInput
+
+	// The SSE fallback (HTTP/2: not hijackable) is woken here.
 	wake chan struct{}
 }
 
@@ -73,9 +82,12 @@ func (c *Conn) Done() <-chan struct{} { return c.closed }
 // Send implements page.Subscriber: it queues f without blocking and reports false
 // once the stream is closed or f would overflow the queue (the stream is then
 // closed: its client reconnects, and agents replay with Last-Event-ID).
-func (c *Conn) Send(f *frame.Frame) bool { return c.enqueue(f, true) }
+func (c *Conn) Send(f *frame.Frame) bool { return c.enqueue(f, false) }
 
-func (c *Conn) enqueue(f *frame.Frame, counts bool) bool {
+// enqueue queues f behind the queued frames, or ahead of them when front is set
+// (a WebSocket pong: the queue holds whole frames only, none of them partly
+// written, so a control frame put first never lands inside a message).
+func (c *Conn) enqueue(f *frame.Frame, front bool) bool {
 	c.mu.Lock()
 	if c.state == closed || c.ending {
 		c.mu.Unlock()
@@ -97,22 +109,34 @@ func (c *Conn) enqueue(f *frame.Frame, counts bool) bool {
 		c.Close()
 		return false
 	}
-	c.queue = append(c.queue, f)
+	if front {
+		c.queue = append(c.queue, nil)
+		copy(c.queue[1:], c.queue)
+		c.queue[0] = f
+	} else {
+		c.queue = append(c.queue, f)
+	}
 	c.qbytes += len(f.SSE)
-	if c.state != live || c.writing || c.scheduled {
+	c.scheduleLocked()
+	return true
+}
+
+// scheduleLocked hands a live stream with queued frames to its writer (pool, or the
+// fallback goroutine) unless one has it already; it unlocks c.mu.
+func (c *Conn) scheduleLocked() {
+	if c.state != live || c.writing || c.scheduled || len(c.queue) == 0 {
 		c.mu.Unlock()
-		return true
+		return
 	}
 	if c.nc != nil {
 		c.scheduled = true
 		w := c.w
 		c.mu.Unlock()
 		w.push(c)
-		return true
+		return
 	}
 	c.mu.Unlock()
 	c.signal()
-	return true
 }
 
 // End implements page.Subscriber: final is the last frame the client gets (a
@@ -128,19 +152,28 @@ func (c *Conn) End(final *frame.Frame) {
 	c.ending = true
 	c.queue = append(c.queue, final)
 	c.qbytes += len(final.SSE)
-	if c.state != live || c.writing || c.scheduled {
-		c.mu.Unlock()
-		return // written (then closed) when the stream goes live or its write ends
+	if c.ws {
+		c.queue = append(c.queue, closeAccessEnded)
+		c.closing = true
 	}
-	if c.nc != nil {
-		c.scheduled = true
-		w := c.w
+	c.scheduleLocked() // written (then closed) when the stream goes live or its write ends
+}
+
+// closeWith makes a WebSocket close frame the stream's last: what is queued and not
+// yet being written is dropped (the client is told the stream ends, not what it
+// missed), nothing more is accepted, and the socket closes once it is written.
+// Nothing happens when a close frame is queued already.
+func (c *Conn) closeWith(f *frame.Frame) {
+	c.mu.Lock()
+	if c.state == closed || c.closing {
 		c.mu.Unlock()
-		w.push(c)
 		return
 	}
-	c.mu.Unlock()
-	c.signal()
+	clear(c.queue)
+	c.queue = append(c.queue[:0], f)
+	c.qbytes = 0
+	c.ending, c.closing = true, true
+	c.scheduleLocked()
 }
 
 // finished reports whether End's final frame has been written: the stream should
@@ -197,19 +230,7 @@ func (c *Conn) goLive() {
 		c.queue = kept
 	}
 	c.state = live
-	if len(c.queue) == 0 {
-		c.mu.Unlock()
-		return
-	}
-	if c.nc != nil {
-		c.scheduled = true
-		w := c.w
-		c.mu.Unlock()
-		w.push(c)
-		return
-	}
-	c.mu.Unlock()
-	c.signal()
+	c.scheduleLocked()
 }
 
 // pooled tells whether the writer pool serves this connection.
@@ -220,13 +241,28 @@ func (c *Conn) pooled() bool {
 }
 
 // Close ends the stream (idempotent): the socket closes, queued frames are
-// discarded and the OnClose functions run.
-func (c *Conn) Close() {
+// discarded and the OnClose functions run. A live WebSocket client whose socket
+// nobody is writing and that was sent no close frame yet gets one first, status
+// 1013 (try again later: it fell behind, or the node is shutting down), written
+// only if the socket takes it at once.
+func (c *Conn) Close() { c.close(true) }
+
+// hangUp ends a stream whose client has gone: nobody is left to say goodbye to.
+func (c *Conn) hangUp() { c.close(false) }
+
+func (c *Conn) close(goodbye bool) {
 	c.mu.Lock()
 	if c.state == closed {
 		c.mu.Unlock()
 		return
 	}
+	// No writer owns the socket (writing is false) and none will once the state is
+	// closed, so the goodbye cannot land inside another frame.
+	goodbye = goodbye && c.ws && c.state == live && !c.writing && !c.closing && c.raw != nil
+	// A WebSocket that said goodbye (its close frame is written) closes cleanly:
+	// unread bytes from the client would make the kernel reset the connection, and
+	// the client could lose the close frame with it (RFC 6455 §7.1.1).
+	linger := c.ws && (goodbye || c.closing)
 	c.state = closed
 	clear(c.queue)
 	c.queue, c.spare, c.qbytes = nil, nil, 0
@@ -236,10 +272,17 @@ func (c *Conn) Close() {
 	c.mu.Unlock()
 	c.hub.forget(c)
 	if nc != nil {
-		if c.hub.hangups != nil {
-			c.hub.hangups.remove(c)
+		if c.hub.poller != nil {
+			c.hub.poller.remove(c)
 		}
-		_ = nc.Close()
+		if goodbye {
+			_, _ = writeNonblocking(c.raw, [][]byte{closeTryAgainLater.WS})
+		}
+		if linger {
+			go lingerClose(nc, c.hub.opt.WriteTimeout)
+		} else {
+			_ = nc.Close()
+		}
 	}
 	close(c.closed)
 	for _, fn := range fns {
@@ -351,13 +394,18 @@ func (c *Conn) catchUp(rest [][]byte, frames []*frame.Frame) {
 	}
 }
 
-// chunk lays frames out for one writev: each frame is its own HTTP/1.1 chunk, built
-// once with the frame and shared by every subscriber. The returned slice aliases
-// c.iov (one writer at a time).
+// chunk lays frames out for one writev: each frame is its own HTTP/1.1 chunk (SSE)
+// or WebSocket frame, built once with the frame and shared by every subscriber. The
+// returned slice aliases c.iov (one writer at a time). c.ws is set before the
+// stream goes live and never changes, so the writer reads it without the lock.
 func (c *Conn) chunk(frames []*frame.Frame) [][]byte {
 	bufs := c.iov[:0]
 	for _, f := range frames {
-		bufs = append(bufs, f.Chunk)
+		if c.ws {
+			bufs = append(bufs, f.WS) // nil for SSE-only lines: writev skips it
+		} else {
+			bufs = append(bufs, f.Chunk)
+		}
 	}
 	if cap(bufs) <= 64 {
 		c.iov = bufs
@@ -377,4 +425,16 @@ func advance(bufs [][]byte, n int) [][]byte {
 		n = 0
 	}
 	return out
+}
+
+// lingerClose closes a socket the way RFC 6455 §7.1.1 asks of a server: it shuts
+// its sending side (the client reads the close frame, then end of stream), drops
+// what the client still sends until it closes too or timeout passes, then closes.
+// One short-lived goroutine per WebSocket that ends with a close frame.
+func lingerClose(nc net.Conn, timeout time.Duration) {
+	if cw, ok := nc.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		_ = nc.SetReadDeadline(time.Now().Add(timeout))
+		_, _ = io.Copy(io.Discard, nc)
+	}
+	_ = nc.Close()
 }

@@ -1,21 +1,25 @@
 // Package stream writes live events to clients over SSE and WebSocket. Both share one
-// event encoding (frame.Frame: the payload bytes are the WebSocket message and the SSE
-// data line), built once per event by whoever publishes it and shared by every
-// subscriber.
+// event encoding (frame.Frame: the SSE event as an HTTP/1.1 chunk, and the same JSON
+// as a WebSocket message), built once per event by whoever publishes it and shared
+// by every subscriber.
 //
-// Fan-out cost is kept to the bare minimum per delivery. An SSE connection is
-// hijacked after its headers (net/http's per-connection buffers and goroutine are
-// released), and a small pool of writer goroutines (one per CPU) writes frames to the
-// sockets with non-blocking writev calls: an idle subscriber costs no goroutine and
-// no buffer, only its socket and a small struct. A socket that cannot take a write
-// at once gets a goroutine of its own that writes with a deadline until it has caught
-// up; meanwhile frames queue, and a subscriber whose queue exceeds its bound (or
-// whose write times out) is disconnected without delaying anyone else. Queued frames
-// are written with one writev. On Linux one epoll watcher notices clients that hang
-// up, so their subscriptions end at once rather than at the next write.
+// Fan-out cost is kept to the bare minimum per delivery, and is the same for both
+// transports. An SSE connection is hijacked after its headers, a WebSocket one by
+// its upgrade (net/http's per-connection buffers and goroutine are released), and a
+// small pool of writer goroutines (one per CPU) writes frames to the sockets with
+// non-blocking writev calls: an idle subscriber costs no goroutine and no buffer,
+// only its socket and a small struct. A socket that cannot take a write at once gets
+// a goroutine of its own that writes with a deadline until it has caught up;
+// meanwhile frames queue, and a subscriber whose queue exceeds its bound (or whose
+// write times out) is disconnected without delaying anyone else. Queued frames are
+// written with one writev. On Linux one epoll goroutine (the poller) notices clients
+// that hang up, so their subscriptions end at once rather than at the next write,
+// and reads what WebSocket clients send (pongs, pings, close) without a goroutine or
+// a buffer per connection.
 //
-// WebSocket connections (and SSE on HTTP/2, where hijacking is impossible) run one
-// goroutine each that writes the same frames.
+// SSE on HTTP/2, where hijacking is impossible, runs one goroutine per connection;
+// so does reading a WebSocket client where the poller is unavailable (not Linux, or
+// a socket without a file descriptor).
 package stream
 
 import (
@@ -66,7 +70,7 @@ type Hub struct {
 	opt     Options
 	writers []*writer
 	next    atomic.Uint32
-	hangups *hangups // nil where unsupported
+	poller  *poller // nil where unsupported
 
 	mu     sync.Mutex
 	conns  map[*Conn]bool // value: the connection is a WebSocket
@@ -89,7 +93,7 @@ func NewHub(opt Options) *Hub {
 		h.wg.Add(1)
 		go func() { defer h.wg.Done(); w.run(h.stop, &h.delivered) }()
 	}
-	h.hangups = newHangups()
+	h.poller = newPoller()
 	h.wg.Add(1)
 	go func() { defer h.wg.Done(); h.keepalive() }()
 	return h
@@ -137,8 +141,8 @@ func (h *Hub) Close() {
 	}
 	close(h.stop)
 	h.wg.Wait()
-	if h.hangups != nil {
-		h.hangups.close()
+	if h.poller != nil {
+		h.poller.close()
 	}
 }
 
@@ -169,12 +173,18 @@ func (h *Hub) forget(c *Conn) {
 // keepaliveFrame is the SSE comment sent on idle and busy streams alike.
 var keepaliveFrame = frame.Raw(len(": keepalive\n\n"), func(b []byte) []byte { return append(b, ": keepalive\n\n"...) })
 
-// keepalive sends `: keepalive` to every pooled SSE connection each interval (the
-// per-connection goroutines of WebSocket and fallback SSE keep their own time).
+// keepalive queues `: keepalive` to every pooled SSE connection and a ping to every
+// pooled WebSocket one each interval, behind their events (fallback SSE keeps its
+// own time). A client that stops reading is found by its write timeout, as for SSE:
+// pongs are not awaited.
 func (h *Hub) keepalive() {
 	t := time.NewTicker(h.opt.Keepalive)
 	defer t.Stop()
-	var batch []*Conn
+	type target struct {
+		c  *Conn
+		ws bool
+	}
+	var batch []target
 	for {
 		select {
 		case <-h.stop:
@@ -183,14 +193,19 @@ func (h *Hub) keepalive() {
 		}
 		batch = batch[:0]
 		h.mu.Lock()
-		for c := range h.conns {
-			if c.pooled() {
-				batch = append(batch, c)
-			}
+		for c, ws := range h.conns {
+			batch = append(batch, target{c, ws})
 		}
 		h.mu.Unlock()
-		for _, c := range batch {
-			c.enqueue(keepaliveFrame, false)
+		for _, b := range batch {
+			if !b.c.pooled() {
+				continue
+			}
+			if b.ws {
+				b.c.enqueue(wsPing, false)
+			} else {
+				b.c.enqueue(keepaliveFrame, false)
+			}
 		}
 		clear(batch)
 	}

@@ -93,8 +93,8 @@ func (c *Conn) serveHijacked(preamble []byte, replay Replay) {
 		}
 	}
 	_ = c.nc.SetWriteDeadline(time.Time{})
-	if c.hub.hangups != nil && c.raw != nil {
-		c.hub.hangups.add(c)
+	if c.hub.poller != nil && c.raw != nil {
+		c.hub.poller.add(c)
 	}
 	c.goLive()
 }

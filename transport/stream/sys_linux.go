@@ -3,7 +3,7 @@
 package stream
 
 import (
-	"sync"
+	"io"
 	"syscall"
 	"unsafe"
 
@@ -76,120 +76,34 @@ func rawWritev(fd uintptr, bufs [][]byte) (int, error) {
 	return int(r), nil
 }
 
-// hangups is one epoll instance watching pooled SSE sockets for the peer hanging up
-// (EPOLLRDHUP, EPOLLHUP, EPOLLERR), so their subscriptions end at once instead of at
-// the next failed write. It runs one goroutine for all connections.
-type hangups struct {
-	epfd  int
-	wake  int // eventfd registered with token 0: close wakes the loop at once
-	mu    sync.Mutex
-	conns map[uint64]*Conn
-	next  uint64
-	stop  chan struct{}
-	done  chan struct{}
-}
-
-func newHangups() *hangups {
-	fd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
-	if err != nil {
-		return nil
-	}
-	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
-	if err != nil {
-		_ = unix.Close(fd)
-		return nil
-	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN}
-	if err := unix.EpollCtl(fd, unix.EPOLL_CTL_ADD, wake, &ev); err != nil {
-		_ = unix.Close(fd)
-		_ = unix.Close(wake)
-		return nil
-	}
-	h := &hangups{epfd: fd, wake: wake, conns: map[uint64]*Conn{}, stop: make(chan struct{}), done: make(chan struct{})}
-	go h.run()
-	return h
-}
-
-func (h *hangups) add(c *Conn) {
-	h.mu.Lock()
-	h.next++
-	tok := h.next
-	h.conns[tok] = c
-	h.mu.Unlock()
-	c.mu.Lock()
-	c.token = tok
-	c.mu.Unlock()
-	var err error
-	cerr := c.raw.Control(func(fd uintptr) {
-		ev := unix.EpollEvent{Events: unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: int32(tok), Pad: int32(tok >> 32)}
-		err = unix.EpollCtl(h.epfd, unix.EPOLL_CTL_ADD, int(fd), &ev)
-	})
-	if err != nil || cerr != nil {
-		h.mu.Lock()
-		delete(h.conns, tok)
-		h.mu.Unlock()
-		return
-	}
-	c.mu.Lock()
-	gone := c.state == closed
-	c.mu.Unlock()
-	if gone { // closed while registering: undo
-		h.mu.Lock()
-		delete(h.conns, tok)
-		h.mu.Unlock()
-	}
-}
-
-// remove unregisters c; call it before closing the socket.
-func (h *hangups) remove(c *Conn) {
-	c.mu.Lock()
-	tok := c.token
-	c.token = 0
-	c.mu.Unlock()
-	if tok == 0 {
-		return
-	}
-	h.mu.Lock()
-	delete(h.conns, tok)
-	h.mu.Unlock()
-	_ = c.raw.Control(func(fd uintptr) {
-		_ = unix.EpollCtl(h.epfd, unix.EPOLL_CTL_DEL, int(fd), nil)
-	})
-}
-
-func (h *hangups) run() {
-	defer close(h.done)
-	events := make([]unix.EpollEvent, 128)
-	for {
-		select {
-		case <-h.stop:
-			return
-		default:
-		}
-		n, err := unix.EpollWait(h.epfd, events, -1)
-		if err != nil && err != unix.EINTR {
-			return
-		}
-		for i := 0; i < n; i++ {
-			tok := uint64(uint32(events[i].Fd)) | uint64(uint32(events[i].Pad))<<32
-			if tok == 0 {
-				continue // the wake-up: stop is checked above
+// readNonblocking reads what the socket holds, up to len(b), without ever waiting:
+// 0 with a nil error means nothing is there now (EAGAIN); io.EOF means the peer has
+// closed its side. A raw system call, as in writeNonblocking.
+func readNonblocking(raw syscall.RawConn, b []byte) (int, error) {
+	var n int
+	var rerr error
+	err := raw.Read(func(fd uintptr) bool {
+		for {
+			r, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+			if e == unix.EINTR {
+				continue
 			}
-			h.mu.Lock()
-			c := h.conns[tok]
-			h.mu.Unlock()
-			if c != nil {
-				c.Close()
+			n = int(r)
+			if e != 0 {
+				n, rerr = 0, e
 			}
+			return true // never wait: the poller says when there is more
 		}
+	})
+	switch {
+	case err != nil:
+		return 0, err
+	case rerr == unix.EAGAIN:
+		return 0, nil
+	case rerr != nil:
+		return 0, rerr
+	case n == 0:
+		return 0, io.EOF
 	}
-}
-
-func (h *hangups) close() {
-	close(h.stop)
-	one := [8]byte{1}
-	_, _ = unix.Write(h.wake, one[:])
-	<-h.done
-	_ = unix.Close(h.epfd)
-	_ = unix.Close(h.wake)
+	return n, nil
 }

@@ -7,10 +7,11 @@ import "syscall"
 // writeNonblocking is unavailable here: every flush takes the catch-up path.
 func writeNonblocking(raw syscall.RawConn, bufs [][]byte) (int, error) { return 0, nil }
 
-// hangups is unavailable here: a departed client is noticed at the next write.
-type hangups struct{}
+// poller is unavailable here: a departed SSE client is noticed at the next write,
+// and each WebSocket client is read by a goroutine of its own (ws.go, readLoop).
+type poller struct{}
 
-func newHangups() *hangups      { return nil }
-func (h *hangups) add(*Conn)    {}
-func (h *hangups) remove(*Conn) {}
-func (h *hangups) close()       {}
+func newPoller() *poller         { return nil }
+func (p *poller) add(*Conn) bool { return false }
+func (p *poller) remove(*Conn)   {}
+func (p *poller) close()         {}

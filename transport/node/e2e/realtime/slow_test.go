@@ -18,7 +18,7 @@ import (
 
 // stalledClient opens the page stream over a raw socket with a tiny receive buffer,
 // reads the head and the connected event, and then stops reading.
-func stalledClient(t *testing.T, e *nodetest.Env, path string) net.Conn {
+func stalledClient(t *testing.T, e *nodetest.Env, path string, ws bool) net.Conn {
 	t.Helper()
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		var serr error
@@ -33,21 +33,29 @@ func stalledClient(t *testing.T, e *nodetest.Env, path string) net.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n\r\n", path)
+	want := " 200 "
+	if ws {
+		want = " 101 "
+		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", path)
+	} else {
+		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n\r\n", path)
+	}
 	br := bufio.NewReader(conn)
 	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	status, err := br.ReadString('\n')
-	if err != nil || !strings.Contains(status, " 200 ") {
+	if err != nil || !strings.Contains(status, want) {
 		t.Fatalf("stalled client: %q %v", status, err)
 	}
-	for {
-		line, err := br.ReadString('\n')
+	// Up to the connected event's name, byte by byte: a WebSocket message has no
+	// line end to read to.
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), `"connected"`) {
+		b, err := br.ReadByte()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(line, `"connected"`) {
-			break
-		}
+		seen.WriteByte(b)
 	}
 	return conn // never read again (until the test checks it was cut off)
 }
@@ -56,12 +64,25 @@ func stalledClient(t *testing.T, e *nodetest.Env, path string) net.Conn {
 // reading fills its socket and then its bounded queue, and is disconnected; a fast
 // client on the same page receives every event in order with low latency all the
 // while; the page itself is never slowed (every comment is acknowledged promptly).
+// Both transports, each with a stalled and a fast client of its own kind.
 func TestStalledSubscriberIsDroppedWhileAFastOneKeepsItsLatency(t *testing.T) {
+	for _, ws := range []bool{false, true} {
+		name := map[bool]string{false: "sse", true: "ws"}[ws]
+		t.Run(name, func(t *testing.T) { stalledAndFast(t, ws) })
+	}
+}
+
+func stalledAndFast(t *testing.T, ws bool) {
 	e := nodetest.New(t)
 	key, _ := e.Register("flood")
 	id := e.Publish(key, nil)
-	stalled := stalledClient(t, e, "/v1/pages/"+id+"/events")
-	fast := openSSE(t, e, "/v1/pages/"+id+"/events", "", "")
+	stalled := stalledClient(t, e, "/v1/pages/"+id+"/events", ws)
+	var fast *client
+	if ws {
+		fast = openWS(t, e, "/v1/pages/"+id+"/events", "")
+	} else {
+		fast = openSSE(t, e, "/v1/pages/"+id+"/events", "", "")
+	}
 	fast.expect("connected")
 	if n := subscribers(t, e); n != 2 {
 		t.Fatalf("subscribers: %d", n)
