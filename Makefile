@@ -37,7 +37,7 @@ build:
 
 ## bench-go: the Go benchmarks of the durable HTTP paths and raw bbolt commits
 bench-go:
-	$(GO) test -run '^$$' -bench . -benchtime 3s -count 3 ./persistence/ ./transport/server/
+	$(GO) test -run '^$$' -bench . -benchtime 3s -count 3 ./persistence/ ./transport/node/
 
 ## bench: the standard load suite, every run against a new server process; writes bench/results/<date>.json
 bench: build

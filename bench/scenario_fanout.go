@@ -142,6 +142,10 @@ func fanoutScenario(ctx context.Context, t *Target, o Options) (*Result, error) 
 	if deliveries > 0 {
 		res.Extra["server_cpu_us_per_delivery"] = (cpu1 - cpu0) * 1e6 / float64(deliveries)
 	}
+	// The server's resident memory before the viewers connect (a fresh server holding
+	// one page), and with all of them connected and idle.
+	res.Extra["server_rss_mib_before_viewers"] = rssBefore
+	res.Extra["server_rss_mib_idle_viewers"] = rssIdle
 	if o.Subscribers > 0 && rssIdle > rssBefore {
 		res.Extra["server_kib_per_idle_subscriber"] = (rssIdle - rssBefore) * 1024 / float64(o.Subscribers)
 	}
