@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -88,26 +87,12 @@ func serve(args []string) error {
 	fs.DurationVar(&c.LinkTTL, "link-ttl", envDuration("FOLIO_LINK_TTL", 15*time.Minute), "an e-mailed sign-in link works once, within this long (FOLIO_LINK_TTL)")
 	logLevel := fs.String("log-level", env("FOLIO_LOG_LEVEL", "info"), "debug, info, warn, error (FOLIO_LOG_LEVEL)")
 	pprofAddr := fs.String("pprof", env("FOLIO_PPROF", ""), "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (FOLIO_PPROF)")
-	gcPercent := fs.Int("gc-percent", envInt("FOLIO_GC_PERCENT", 600), "garbage collector target percentage, the least the heap grows over its live part between collections (FOLIO_GC_PERCENT; GOGC, when set, wins)")
-	gcMinHeap := fs.Int("gc-min-heap-mib", envInt("FOLIO_GC_MIN_HEAP_MIB", 384), "the heap may grow to this many MiB between collections however small its live part; 0: --gc-percent alone (FOLIO_GC_MIN_HEAP_MIB; ignored when GOGC is set)")
+	gcPercent := fs.Int("gc-percent", envInt("FOLIO_GC_PERCENT", 100), "how far the heap grows over its live part between collections, in percent: Go's GOGC (FOLIO_GC_PERCENT; GOGC, when set, wins). 400 takes 18-36% more writes/s on a saturated node for about twice the memory under load; -1: no collection but what --memory-limit-mib forces")
+	memLimit := fs.Int("memory-limit-mib", envInt("FOLIO_MEMORY_LIMIT_MIB", 0), "a soft ceiling on the process's memory in MiB: near it the collector runs more often; 0: none. Go's GOMEMLIMIT (FOLIO_MEMORY_LIMIT_MIB; GOMEMLIMIT, when set, wins)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	// Commits materialise many short-lived bbolt nodes while the live heap stays
-	// small (and bounded by --max-live-pages), so the default GOGC of 100 collects
-	// dozens of times a second under load, and requests that arrive during a mark phase
-	// make the latency tail: 300 gave publish +12% over 100, and 600 act-distinct p99
-	// 24.5 vs 27.6 ms over 300 (medians of three alternating runs) for ~150 MB more
-	// heap. On top of it the pacer (gcpacer.go) lets the heap reach --gc-min-heap-mib
-	// before collecting. GOGC still overrides both.
-	if os.Getenv("GOGC") == "" {
-		if *gcMinHeap > 0 && *gcPercent >= 0 { // a negative percentage turns collection off
-			_, stopPacer := startGCPacer(uint64(*gcMinHeap)<<20, *gcPercent)
-			defer stopPacer()
-		} else {
-			debug.SetGCPercent(*gcPercent)
-		}
-	}
+	setCollector(*gcPercent, *memLimit)
 	if *planSpecs != "" {
 		plans, err := tenant.ParsePlanSpecs(*planSpecs)
 		if err != nil {

@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -36,11 +34,6 @@ type benchEnv struct {
 
 func newBenchEnv(b *testing.B, clients int) *benchEnv {
 	b.Helper()
-	// The GC target `folio serve` runs with (--gc-percent), unless GOGC is set.
-	if os.Getenv("GOGC") == "" {
-		old := debug.SetGCPercent(600)
-		b.Cleanup(func() { debug.SetGCPercent(old) })
-	}
 	n, err := node.Open(node.Config{DataDir: b.TempDir(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
