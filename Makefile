@@ -16,9 +16,11 @@ GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 run:
 	$(GO) run ./cmd/folio serve $(if $(ADDR),--addr $(ADDR)) $(if $(DATA),--data $(DATA))
 
-## test: gofmt, go vet, staticcheck and errcheck, then every test with the race detector
+## test: gofmt, go vet, staticcheck and errcheck, then every test with the race detector,
+## then the domain and API suites again on PostgreSQL (a server the tests start: pgtest)
 test: vet lint
 	$(GO) test -race -count=1 -timeout 20m ./...
+	FOLIO_TEST_STORE=pg $(GO) test -race -count=1 -timeout 20m ./actors/... ./transport/...
 
 ## lint: staticcheck, and errcheck (no dropped errors; .ci/errcheck-excludes.txt lists the deliberate ones)
 lint:

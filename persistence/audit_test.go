@@ -110,7 +110,10 @@ func TestVerifyDetectsTampering(t *testing.T) {
 }
 
 func TestEmptyChainIsValid(t *testing.T) {
-	s := openTemp(t)
+	onEachEngine(t, func(t *testing.T, open func(t *testing.T) *Store) { emptyChainIsValid(t, open(t)) })
+}
+
+func emptyChainIsValid(t *testing.T, s *Store) {
 	v, err := s.VerifyAudit("nobody")
 	if err != nil || !v.Valid || v.Length != 0 {
 		t.Fatalf("empty chain: %+v %v", v, err)
@@ -121,13 +124,14 @@ func TestEmptyChainIsValid(t *testing.T) {
 // call get consecutive sequences and exactly the hashes one-by-one appends give,
 // and the chain verifies.
 func TestAppendingSeveralEntriesAtOnceLinksThemLikeOneByOne(t *testing.T) {
+	onEachEngine(t, appendingSeveralEntriesAtOnceLinksThemLikeOneByOne)
+}
+
+func appendingSeveralEntriesAtOnceLinksThemLikeOneByOne(t *testing.T, open func(t *testing.T) *Store) {
 	entries := [][]byte{[]byte(`{"n":1}`), []byte(`{"n":2}`), []byte(`{"n":3}`), []byte(`{"n":4}`)}
 	heads := make([]string, 2)
 	for round := range heads {
-		s, err := Open(t.TempDir(), Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := open(t)
 		if err := s.Update(func(tx *Tx) error {
 			if _, _, err := tx.AppendAudit("t", entries[0]); err != nil {
 				return err

@@ -1,32 +1,27 @@
-// Package persistence is Folio's storage infrastructure on bbolt: group-committed
-// transactions, keyed records as bytes, ordered indexes and the audit hash chain.
-// It knows nothing of pages or tenants; the domain encodes its own records.
+// Package persistence is Folio's storage infrastructure: group-committed
+// transactions, keyed records as bytes, ordered indexes and the audit hash chain,
+// on bbolt (one node, the default) or PostgreSQL (several nodes sharing one
+// store). It knows nothing of pages or tenants; the domain encodes its own records.
 package persistence
 
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // ErrClosed is returned by Update and View after Close.
 var ErrClosed = errors.New("persistence: store is closed")
 
-// errAbort rolls back a group transaction when one of its functions failed.
-var errAbort = errors.New("persistence: batch aborted")
-
-// Store is one bbolt file. Writes go through a single commit loop that packs every
-// Update waiting at that moment into one bbolt transaction: one fsync acknowledges many
-// commits, and none is acknowledged before its fsync returned.
+// Store is Folio's storage on one engine (engine.go). Writes go through a single
+// commit loop that packs every Update waiting at that moment into one transaction:
+// one fsync (or one PostgreSQL commit) acknowledges many, and none is acknowledged
+// before it is durable.
 type Store struct {
-	db   *bolt.DB
-	path string
+	eng engine
 
 	mu     sync.RWMutex // guards closed and sends on reqs
 	closed bool
@@ -50,54 +45,59 @@ type Options struct {
 	Observe func(batch int, took time.Duration)
 }
 
-// The file is mapped and grown in large steps. Growing the map past its size makes
-// the writer wait until every open read transaction has ended, stalls new ones
-// meanwhile, and faults the whole file in again; growing the file costs a
-// truncate and an fsync inside a commit. A map of 1 GiB (address space only, not
-// memory) and 64 MiB file steps keep both rare under load.
-const (
-	initialMmap = 1 << 30
-	allocSize   = 64 << 20
-)
-
-// Open opens (creating if needed) dir/folio.db.
+// Open opens (creating if needed) the bbolt store dir/folio.db.
 func Open(dir string, opt Options) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, fmt.Errorf("persistence: create data dir: %w", err)
-	}
-	path := filepath.Join(dir, "folio.db")
-	db, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:         2 * time.Second,
-		FreelistType:    bolt.FreelistMapType,
-		InitialMmapSize: initialMmap,
-	})
+	e, err := openBolt(dir)
 	if err != nil {
-		return nil, fmt.Errorf("persistence: open %s: %w", path, err)
+		return nil, err
 	}
-	db.AllocSize = allocSize
+	return newStore(e, opt), nil
+}
+
+// OpenURL opens the store a URL names: bolt://DIR (DIR/folio.db; the empty URL
+// is bolt:// in dataDir), or postgres://… (postgresql://… too), a database
+// several nodes may share.
+func OpenURL(url, dataDir string, opt Options) (*Store, error) {
+	switch {
+	case url == "":
+		return Open(dataDir, opt)
+	case strings.HasPrefix(url, "bolt://"):
+		dir := strings.TrimPrefix(url, "bolt://")
+		if dir == "" {
+			dir = dataDir
+		}
+		return Open(dir, opt)
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		e, err := openPostgres(url)
+		if err != nil {
+			return nil, err
+		}
+		return newStore(e, opt), nil
+	}
+	return nil, fmt.Errorf("persistence: unknown store %q: want bolt://DIR or postgres://…", url)
+}
+
+func newStore(e engine, opt Options) *Store {
 	if opt.MaxBatch <= 0 {
 		opt.MaxBatch = 256
 	}
 	s := &Store{
-		db:       db,
-		path:     path,
+		eng:      e,
 		reqs:     make(chan *commitReq, 4096),
 		done:     make(chan struct{}),
 		maxBatch: opt.MaxBatch,
 		observe:  opt.Observe,
 	}
 	go s.commitLoop()
-	return s, nil
+	return s
 }
-
-// Path is the file the store lives in.
-func (s *Store) Path() string { return s.path }
 
 // Update runs fn inside a write transaction and returns once that transaction is
 // durably committed (or failed). fn may run more than once (when another function of
-// the same group fails, the group is retried without it), so it must be a pure function
-// of the transaction: no side effects outside it. An error from fn rolls back fn's
-// writes only and is returned as is.
+// the same group fails, the group is retried without it, and PostgreSQL may retry a
+// transaction that lost a race), so it must be a pure function of the transaction:
+// no side effects outside it. An error from fn rolls back fn's writes only and is
+// returned as is.
 func (s *Store) Update(fn func(*Tx) error) error {
 	req := &commitReq{fn: fn, done: make(chan error, 1)}
 	s.mu.RLock()
@@ -118,10 +118,10 @@ func (s *Store) View(fn func(*Tx) error) error {
 	if closed {
 		return ErrClosed
 	}
-	return s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{btx: btx}) })
+	return s.eng.view(fn)
 }
 
-// Close waits for queued commits, then closes the file.
+// Close waits for queued commits, then closes the engine.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -132,7 +132,7 @@ func (s *Store) Close() error {
 	close(s.reqs)
 	s.mu.Unlock()
 	<-s.done
-	return s.db.Close()
+	return s.eng.close()
 }
 
 // commitLoop is the single writer. Each turn takes every request already queued (up to
@@ -141,6 +141,8 @@ func (s *Store) Close() error {
 func (s *Store) commitLoop() {
 	defer close(s.done)
 	batch := make([]*commitReq, 0, s.maxBatch)
+	fns := make([]func(*Tx) error, 0, s.maxBatch)
+	errs := make([]error, s.maxBatch)
 	for first := range s.reqs {
 		batch = append(batch[:0], first)
 	drain:
@@ -155,59 +157,35 @@ func (s *Store) commitLoop() {
 				break drain
 			}
 		}
-		s.commit(batch)
-	}
-}
-
-// commit runs the group; a function that fails is answered with its error and the
-// rest are retried in a fresh transaction, so one bad write never sinks the others.
-func (s *Store) commit(batch []*commitReq) {
-	for len(batch) > 0 {
+		fns = fns[:0]
+		for _, r := range batch {
+			fns = append(fns, r.fn)
+		}
+		clear(errs)
 		start := time.Now()
-		failed, ferr := -1, error(nil)
-		err := s.db.Update(func(btx *bolt.Tx) error {
-			tx := &Tx{btx: btx}
-			for i, r := range batch {
-				if err := runSafely(r.fn, tx); err != nil {
-					failed, ferr = i, err
-					return errAbort
-				}
-			}
-			return nil
-		})
-		if err == nil {
-			if s.observe != nil {
-				s.observe(len(batch), time.Since(start))
-			}
-			for _, r := range batch {
-				r.done <- nil
-			}
-			// Each send above made a waiting writer runnable on this P's queue.
-			// Yielding lets them answer their callers before this loop spends the
-			// next commit's CPU and fsync holding the P: without it they waited out
-			// another commit, and under load (most of all during a GC mark, when a
-			// quarter of the CPU is the collector's) that wait was the latency tail
-			// (bench/README.md).
-			runtime.Gosched()
-			return
+		err := s.eng.commit(fns, errs[:len(batch)])
+		if err == nil && s.observe != nil {
+			s.observe(len(batch), time.Since(start))
 		}
-		if failed < 0 { // the commit itself failed (disk): nobody is acknowledged
-			for _, r := range batch {
+		for i, r := range batch {
+			if err != nil { // nothing was committed: nobody is acknowledged
 				r.done <- err
+			} else {
+				r.done <- errs[i]
 			}
-			return
 		}
-		batch[failed].done <- ferr
-		batch = append(batch[:failed:failed], batch[failed+1:]...)
+		clear(fns)
+		// Each send above made a waiting writer runnable on this P's queue.
+		// Yielding lets them answer their callers before this loop spends the next
+		// commit's CPU and fsync holding the P: without it they waited out another
+		// commit, and under load (most of all during a GC mark, when a quarter of
+		// the CPU is the collector's) that wait was the latency tail
+		// (bench/README.md).
+		runtime.Gosched()
 	}
 }
 
-// runSafely turns a panic inside a transaction function into an error for its caller.
-func runSafely(fn func(*Tx) error, tx *Tx) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("persistence: transaction function panicked: %v", p)
-		}
-	}()
-	return fn(tx)
+// fmtPanic is the error a panicking transaction function returns.
+func fmtPanic(p any) error {
+	return fmt.Errorf("persistence: transaction function panicked: %v", p)
 }

@@ -1,8 +1,11 @@
 package persistence
 
 import (
+	"os"
+
 	"errors"
 	"fmt"
+	"folio/persistence/pgtest"
 	"sync"
 	"testing"
 )
@@ -17,8 +20,44 @@ func openTemp(t *testing.T) *Store {
 	return s
 }
 
+// engines names the engines every contract test runs on, with how to open a fresh,
+// empty store on each (closed when the test ends): bbolt in a temporary
+// directory, and a new database on the test PostgreSQL server (pgtest).
+var engines = []struct {
+	name string
+	open func(t *testing.T) *Store
+}{
+	{"bolt", openTemp},
+	{"postgres", func(t *testing.T) *Store {
+		t.Helper()
+		s, err := OpenURL(pgtest.URL(t), "", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}},
+}
+
+// onEachEngine runs test once per engine, as a subtest named for it.
+func onEachEngine(t *testing.T, test func(t *testing.T, open func(t *testing.T) *Store)) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { test(t, e.open) })
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
+}
+
 func TestConcurrentUpdatesAreAllCommitted(t *testing.T) {
-	s := openTemp(t)
+	onEachEngine(t, concurrentUpdatesAreAllCommitted)
+}
+
+func concurrentUpdatesAreAllCommitted(t *testing.T, open func(t *testing.T) *Store) {
+	s := open(t)
 	var wg sync.WaitGroup
 	for i := 0; i < 200; i++ {
 		wg.Add(1)
@@ -43,7 +82,11 @@ func TestConcurrentUpdatesAreAllCommitted(t *testing.T) {
 }
 
 func TestFailingFunctionDoesNotSinkItsBatch(t *testing.T) {
-	s := openTemp(t)
+	onEachEngine(t, failingFunctionDoesNotSinkItsBatch)
+}
+
+func failingFunctionDoesNotSinkItsBatch(t *testing.T, open func(t *testing.T) *Store) {
+	s := open(t)
 	boom := errors.New("boom")
 	var wg sync.WaitGroup
 	errs := make([]error, 50)
@@ -101,8 +144,10 @@ func TestUpdateAfterCloseFails(t *testing.T) {
 	}
 }
 
-func TestReverseScanOrder(t *testing.T) {
-	s := openTemp(t)
+func TestReverseScanOrder(t *testing.T) { onEachEngine(t, reverseScanOrder) }
+
+func reverseScanOrder(t *testing.T, open func(t *testing.T) *Store) {
+	s := open(t)
 	_ = s.Update(func(tx *Tx) error {
 		for i := 1; i <= 5; i++ {
 			_ = tx.Put("b", Key([]byte("t1"), U64(uint64(i))), nil)

@@ -15,6 +15,7 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/persistence"
+	"folio/persistence/storetest"
 )
 
 func newSystem() *actor.ActorSystem {
@@ -105,7 +106,8 @@ type harness struct {
 
 func newHarness(t *testing.T, clock Clock, timeout time.Duration) *harness {
 	t.Helper()
-	store, err := persistence.Open(t.TempDir(), persistence.Options{})
+	storeDir := t.TempDir()
+	store, err := persistence.OpenURL(storetest.URL(t, storeDir), storeDir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

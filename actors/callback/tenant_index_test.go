@@ -11,6 +11,7 @@ import (
 
 	"folio/actors/model/webhook"
 	"folio/persistence"
+	"folio/persistence/storetest"
 )
 
 // row is a delivery as the outbox writes it, created at t0 + n seconds.
@@ -42,7 +43,8 @@ func writeRows(t *testing.T, store *persistence.Store, rows ...*Delivery) {
 
 func openStore(t *testing.T) *persistence.Store {
 	t.Helper()
-	store, err := persistence.Open(t.TempDir(), persistence.Options{})
+	storeDir := t.TempDir()
+	store, err := persistence.OpenURL(storetest.URL(t, storeDir), storeDir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

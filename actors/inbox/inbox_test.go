@@ -9,11 +9,13 @@ import (
 
 	"folio/actors/page"
 	"folio/persistence"
+	"folio/persistence/storetest"
 )
 
 func openStore(t testing.TB) *persistence.Store {
 	t.Helper()
-	s, err := persistence.Open(t.TempDir(), persistence.Options{})
+	storeDir := t.TempDir()
+	s, err := persistence.OpenURL(storetest.URL(t, storeDir), storeDir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,13 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
+	"folio/persistence/storetest"
 )
 
 func openStore(t *testing.T) *persistence.Store {
 	t.Helper()
-	s, err := persistence.Open(t.TempDir(), persistence.Options{})
+	storeDir := t.TempDir()
+	s, err := persistence.OpenURL(storetest.URL(t, storeDir), storeDir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

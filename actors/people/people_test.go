@@ -9,6 +9,7 @@ import (
 
 	"folio/actors/people"
 	"folio/persistence"
+	"folio/persistence/storetest"
 )
 
 type clock struct {
@@ -31,7 +32,7 @@ func (c *clock) advance(d time.Duration) {
 func open(t *testing.T) (*people.Directory, *persistence.Store, *clock, string) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := persistence.Open(dir, persistence.Options{})
+	st, err := persistence.OpenURL(storetest.URL(t, dir), dir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/persistence"
+	"folio/persistence/storetest"
 )
 
 type quotaRig struct {
@@ -16,7 +17,8 @@ type quotaRig struct {
 }
 
 func newQuotaRig(t *testing.T) *quotaRig {
-	s, err := persistence.Open(t.TempDir(), persistence.Options{})
+	storeDir := t.TempDir()
+	s, err := persistence.OpenURL(storetest.URL(t, storeDir), storeDir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

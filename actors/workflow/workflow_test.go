@@ -13,6 +13,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
+	"folio/persistence/storetest"
 )
 
 // gate forwards messages to the page registry, or drops the workflow's publish
@@ -107,7 +108,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // the pending step is durable, and the next start publishes page 2.
 func TestNextStepIsPublishedAfterACrash(t *testing.T) {
 	dir := t.TempDir()
-	store, err := persistence.Open(dir, persistence.Options{})
+	store, err := persistence.OpenURL(storetest.URL(t, dir), dir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestNextStepIsPublishedAfterACrash(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	store, err = persistence.Open(dir, persistence.Options{})
+	store, err = persistence.OpenURL(storetest.URL(t, dir), dir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

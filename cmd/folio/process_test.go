@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/persistence/pgtest"
 	"folio/transport/node/nodetest"
 )
 
@@ -126,12 +127,19 @@ type acked struct {
 	commented map[string]string // page -> id of its acknowledged comment
 }
 
+// TestKill9LosesNothingAcknowledged, on each store: bbolt in the data directory,
+// and a PostgreSQL database (--store postgres://…) on a server the test starts.
 func TestKill9LosesNothingAcknowledged(t *testing.T) {
+	t.Run("bolt", func(t *testing.T) { kill9LosesNothingAcknowledged(t, nil) })
+	t.Run("postgres", func(t *testing.T) { kill9LosesNothingAcknowledged(t, []string{"--store", pgtest.URL(t)}) })
+}
+
+func kill9LosesNothingAcknowledged(t *testing.T, store []string) {
 	dir, addr := t.TempDir(), freeAddr(t)
 	// The load makes ~5 agent events per page, past the default 10,000 an agent's
 	// log keeps on a fast machine; retention trims the oldest by design, and this
 	// test is about durability, so the log keeps everything here.
-	keepAll := []string{"--agent-retention", "10000000"}
+	keepAll := append([]string{"--agent-retention", "10000000"}, store...)
 	p := start(t, dir, addr, keepAll...)
 	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "crash-test"})
 	if err != nil {
@@ -303,4 +311,10 @@ func TestIdleAfterPassivatesAndReloads(t *testing.T) {
 	if err != nil || st != 200 || m["title"] != "Page 1" || m["status"] != "active" {
 		t.Fatalf("after passivation: %d %v %v", st, m, err)
 	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.Stop()
+	os.Exit(code)
 }

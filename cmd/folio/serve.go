@@ -49,6 +49,7 @@ func serve(args []string) error {
 	var c node.Config
 	fs.StringVar(&c.Addr, "addr", env("FOLIO_ADDR", "127.0.0.1:8080"), "listen address (FOLIO_ADDR)")
 	fs.StringVar(&c.DataDir, "data", env("FOLIO_DATA", "./data"), "data directory (FOLIO_DATA)")
+	fs.StringVar(&c.Store, "store", env("FOLIO_STORE", ""), "where records are kept: bolt://DIR (default: bbolt in --data) or postgres://… for a PostgreSQL database, migrated at start (FOLIO_STORE)")
 	fs.StringVar(&c.BaseURL, "base-url", env("FOLIO_BASE_URL", ""), "public base URL (FOLIO_BASE_URL; default http://<addr>)")
 	fs.StringVar(&c.PageBaseURL, "page-base-url", env("FOLIO_PAGE_BASE_URL", ""), "base of pageUrl (FOLIO_PAGE_BASE_URL; default base-url)")
 	fs.StringVar(&c.ShortURLBase, "short-url-base", env("FOLIO_SHORT_URL_BASE", ""), "base of shortUrl (FOLIO_SHORT_URL_BASE; default base-url)")

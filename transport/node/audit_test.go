@@ -1,12 +1,9 @@
 package node_test
 
 import (
-	"encoding/binary"
-	"path/filepath"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
+	"folio/persistence"
 	"folio/transport/node/nodetest"
 )
 
@@ -48,24 +45,23 @@ func TestVerifyReportsAnEditedEntry(t *testing.T) {
 	id := e.Publish(key, nil)
 	e.Must(200, "POST", "/v1/pages/"+id+"/actions/reject", key, nil)
 	e.Close()
-	// Edit the stored bytes of entry 3 (action.executed: reject -> approve) in the file.
-	db, err := bolt.Open(filepath.Join(e.Dir, "folio.db"), 0o600, nil)
+	// Edit the stored bytes of entry 3 (action.executed: reject -> approve) in the
+	// store, as someone with access to the disk or the database would.
+	s, err := persistence.OpenURL(e.Store, e.Dir, persistence.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("audit"))
-		k := append(append([]byte(tenant), 0), make([]byte, 8)...)
-		binary.BigEndian.PutUint64(k[len(tenant)+1:], 3)
-		v := append([]byte(nil), b.Get(k)...)
+	err = s.Update(func(tx *persistence.Tx) error {
+		k := persistence.Key([]byte(tenant), persistence.U64(3))
+		v := tx.Get("audit", k)
 		for i := 0; i+6 <= len(v); i++ {
 			if string(v[i:i+6]) == "reject" {
 				copy(v[i:], "accept")
 			}
 		}
-		return b.Put(k, v)
+		return tx.Put("audit", k, v)
 	})
-	_ = db.Close()
+	_ = s.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,8 +30,12 @@ import (
 
 // Config is the node's configuration (flags and env twins in cmd/folio).
 type Config struct {
-	Addr                  string
-	DataDir               string
+	Addr    string
+	DataDir string
+	// Store is where records are kept: empty or bolt://DIR for bbolt (DIR/folio.db;
+	// DataDir's when empty), postgres://… for a PostgreSQL database. Files (uploads,
+	// the mail outbox) stay under DataDir either way.
+	Store                 string
 	BaseURL               string
 	PageBaseURL           string
 	ShortURLBase          string
@@ -182,7 +186,7 @@ func Open(cfg Config) (*Node, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := newNodeMetrics(reg)
-	store, err := persistence.Open(cfg.DataDir, persistence.Options{Observe: m.observeCommit})
+	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/persistence/storetest"
 	"folio/transport/node"
 )
 
@@ -24,7 +25,10 @@ type Env struct {
 	Node *node.Node
 	Srv  *httptest.Server
 	Dir  string
-	Clk  *Clock
+	// Store is the node's store URL: empty (bbolt in Dir) unless FOLIO_TEST_STORE
+	// is pg.
+	Store string
+	Clk   *Clock
 }
 
 // Clock is an adjustable time source shared by the node and the test.
@@ -71,6 +75,7 @@ func Open(t testing.TB, dir string, clk *Clock, opts ...Option) *Env {
 	if clk != nil {
 		cfg.Now = clk.Now
 	}
+	cfg.Store = testStore(t, dir)
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -79,7 +84,7 @@ func Open(t testing.TB, dir string, clk *Clock, opts ...Option) *Env {
 		srv.Close()
 		t.Fatalf("open node: %v", err)
 	}
-	e := &Env{t: t, Node: n, Dir: dir, Clk: clk}
+	e := &Env{t: t, Node: n, Dir: dir, Store: cfg.Store, Clk: clk}
 	srv.Config.Handler = Check(t, n.Handler())
 	srv.Start()
 	e.Srv = srv
@@ -209,3 +214,8 @@ func (e *Env) Publish(key string, extra map[string]any) string {
 	}
 	return e.Must(201, "POST", "/v1/publish", key, body)["pageId"].(string)
 }
+
+// testStore is the store of a node on dir: FOLIO_TEST_STORE=pg runs every node a
+// test opens on PostgreSQL instead of bbolt, so the API suites check both engines:
+// `FOLIO_TEST_STORE=pg go test ./transport/...`.
+func testStore(t testing.TB, dir string) string { return storetest.URL(t, dir) }
