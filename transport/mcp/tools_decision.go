@@ -56,8 +56,7 @@ func (f *folio) decisionTools(s *mcp.Server) {
 			if err != nil {
 				return Decision{}, err
 			}
-			progress(ctx, req, 0, "Published: ask the person to open "+p.PageURL)
-			return await(ctx, c, req, p.PageID, p.PageURL, waitFor(in.TimeoutSeconds))
+			return await(ctx, c, req, p.PageID, p.PageURL, waitFor(in.TimeoutSeconds), "Published: ask the person to open "+p.PageURL)
 		}, func(out *Decision, p *Provisioned) { out.Account = p })
 
 	add(f, s, &mcp.Tool{Name: "wait_for_decision", Description: "Wait for the decision on a page you published (publish_page, or a request_approval that timed out). " +
@@ -67,21 +66,27 @@ func (f *folio) decisionTools(s *mcp.Server) {
 			if err != nil {
 				return Decision{}, err
 			}
-			return await(ctx, c, req, in.PageID, pg.PageURL, waitFor(in.TimeoutSeconds))
+			return await(ctx, c, req, in.PageID, pg.PageURL, waitFor(in.TimeoutSeconds), "")
 		}, func(out *Decision, p *Provisioned) { out.Account = p })
 }
 
 // await waits for the page's decision. When the caller asked for progress, the
 // page's events (views, chain steps, comments) are reported as they happen, from
-// the agent stream opened before the wait begins.
-func await(ctx context.Context, c *client.Client, req *mcp.CallToolRequest, pageID, url string, timeout time.Duration) (Decision, error) {
+// the agent stream opened before the wait begins; announce, when given, is the
+// first progress message, sent once that stream is live, so that nothing the
+// person does after reading it (opening the page) can go unreported.
+func await(ctx context.Context, c *client.Client, req *mcp.CallToolRequest, pageID, url string, timeout time.Duration, announce string) (Decision, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	n := 0.0
 	if req != nil && req.Params != nil && req.Params.GetProgressToken() != nil {
-		if st, err := c.Events(ctx, ""); err == nil {
+		st, err := c.Events(ctx, "")
+		if announce != "" {
+			progress(ctx, req, n, announce)
+		}
+		if err == nil {
 			go func() {
 				defer func() { _ = st.Close() }()
-				n := 0.0
 				for {
 					ev, err := st.Next()
 					if err != nil {
