@@ -287,3 +287,61 @@ func TestTwoNodesOnOneDatabaseLoseNoUpdate(t *testing.T) {
 		t.Fatalf("the chain written from two nodes: %+v %v, want valid with %d entries", v, err, want)
 	}
 }
+
+// TestAGroupSeesItsCommittedWritesButNotAFailedOnes: within one group
+// transaction, a function sees what the functions before it committed, and
+// nothing of one that failed, whether that one's writes were still held or had
+// been sent already (a scan sends them) — the engine's read cache included.
+func TestAGroupSeesItsCommittedWritesButNotAFailedOnes(t *testing.T) {
+	onEachEngine(t, func(t *testing.T, open func(t *testing.T) *Store) {
+		s := open(t)
+		boom := errors.New("boom")
+		fns := []func(*Tx) error{
+			func(tx *Tx) error { return tx.Put("b", []byte("a"), []byte("1")) },
+			func(tx *Tx) error {
+				if got := string(tx.Get("b", []byte("a"))); got != "1" {
+					return fmt.Errorf("the second function read a=%q, want the first one's 1", got)
+				}
+				_ = tx.Put("b", []byte("a"), []byte("2"))
+				_, _ = tx.NextSequence("n")
+				tx.Scan("b", nil, false, func(_, _ []byte) bool { return true }) // sends the writes
+				return boom
+			},
+			func(tx *Tx) error {
+				if got := string(tx.Get("b", []byte("a"))); got != "1" {
+					return fmt.Errorf("after a failed function a=%q, want 1", got)
+				}
+				if n := tx.Sequence("n"); n != 0 {
+					return fmt.Errorf("a failed function's sequence shows: %d", n)
+				}
+				_ = tx.Put("b", []byte("a"), []byte("3"))
+				return nil
+			},
+			func(tx *Tx) error { _ = tx.Put("b", []byte("x"), []byte("held")); return boom },
+			func(tx *Tx) error {
+				if tx.Get("b", []byte("x")) != nil {
+					return errors.New("a failed function's held write shows")
+				}
+				return nil
+			},
+		}
+		errs := make([]error, len(fns))
+		if err := s.eng.commit(fns, errs); err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range []error{nil, boom, nil, boom, nil} {
+			if !errors.Is(errs[i], want) || (want == nil && errs[i] != nil) {
+				t.Errorf("function %d: %v, want %v", i, errs[i], want)
+			}
+		}
+		_ = s.View(func(tx *Tx) error {
+			if got := string(tx.Get("b", []byte("a"))); got != "3" {
+				t.Errorf("committed a=%q, want 3", got)
+			}
+			if tx.Get("b", []byte("x")) != nil || tx.Sequence("n") != 0 {
+				t.Error("a failed function's writes were committed")
+			}
+			return nil
+		})
+	})
+}

@@ -115,24 +115,21 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
 	defer cancel()
 	return pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, func(ptx pgx.Tx) error {
-		t := &pgTx{ctx: ctx, tx: ptx}
+		t := newPgTx(ctx, ptx)
 		for i, fn := range fns {
-			if _, err := ptx.Exec(ctx, `SAVEPOINT f`); err != nil {
-				return err
-			}
 			tx := &Tx{t: t}
 			ferr := runSafely(fn, tx)
-			if tx.err != nil && retryable(tx.err) {
-				return tx.err // the transaction is lost: run the group again
+			if ferr == nil {
+				ferr = t.flush(true) // the function's writes, and its savepoint released
+			}
+			if ferr != nil && retryable(ferr) {
+				return ferr // the transaction is lost: run the group again
 			}
 			if ferr != nil {
 				errs[i] = ferr
-				if _, err := ptx.Exec(ctx, `ROLLBACK TO SAVEPOINT f`); err != nil {
+				if err := t.undo(); err != nil {
 					return err
 				}
-			}
-			if _, err := ptx.Exec(ctx, `RELEASE SAVEPOINT f`); err != nil {
-				return err
 			}
 		}
 		return nil
@@ -155,7 +152,7 @@ func (e *pgEngine) view(fn func(*Tx) error) error {
 		return fmt.Errorf("persistence: %w", err)
 	}
 	defer func() { _ = ptx.Rollback(ctx) }()
-	tx := &Tx{t: &pgTx{ctx: ctx, tx: ptx}}
+	tx := &Tx{t: newPgTx(ctx, ptx)}
 	ferr := fn(tx)
 	if tx.err != nil {
 		return tx.err
@@ -168,39 +165,177 @@ func (e *pgEngine) close() error {
 	return nil
 }
 
-// pgTx is one PostgreSQL transaction.
+// pgTx is one PostgreSQL transaction, with the writes of the function running in
+// it held back until the function ends: then they go out with one round trip (a
+// pipelined batch), and a function that fails has usually sent nothing to undo.
+// Reads see the function's own writes first, then what the transaction read or
+// committed before (cached: a group's functions read the same tenant and page
+// records), then the database. A scan sends the held writes first, inside a
+// savepoint, so the database has everything the scan must see.
+//
+// Invariants: pending holds the running function's writes (a nil value is a
+// delete) in the order made; cache holds only what is in the database as this
+// transaction sees it (committed functions' writes and rows read); seqs likewise
+// for sequences, pendingSeq for the running function's. saved is set while the
+// running function has sent writes under savepoint f.
 type pgTx struct {
-	ctx context.Context
-	tx  pgx.Tx
+	ctx        context.Context
+	tx         pgx.Tx
+	pending    map[string]pgWrite
+	order      []string
+	cache      map[string][]byte // nil value: absent
+	seqs       map[string]uint64
+	pendingSeq map[string]uint64
+	saved      bool
 }
 
+type pgWrite struct {
+	bucket string
+	key    []byte
+	value  []byte // nil: delete
+}
+
+func newPgTx(ctx context.Context, tx pgx.Tx) *pgTx {
+	return &pgTx{ctx: ctx, tx: tx, pending: map[string]pgWrite{}, cache: map[string][]byte{},
+		seqs: map[string]uint64{}, pendingSeq: map[string]uint64{}}
+}
+
+func cacheKey(bucket string, key []byte) string { return bucket + "\x00" + string(key) }
+
+// The limits bbolt puts on a write, kept here so that a write either engine
+// would refuse fails at once, the same way.
+const (
+	maxKeySize   = 32768
+	maxValueSize = (1 << 31) - 2
+)
+
 func (t *pgTx) get(bucket string, key []byte) ([]byte, error) {
+	ck := cacheKey(bucket, key)
+	if w, ok := t.pending[ck]; ok {
+		return clone(w.value), nil
+	}
+	if v, ok := t.cache[ck]; ok {
+		return clone(v), nil
+	}
 	var v []byte
 	err := t.tx.QueryRow(t.ctx, `SELECT value FROM kv WHERE bucket = $1 AND key = $2`, bucket, key).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		t.cache[ck] = nil
 		return nil, nil
+	case err != nil:
+		return nil, err
 	}
-	if v == nil && err == nil {
+	if v == nil {
 		v = []byte{}
 	}
-	return v, err
+	t.cache[ck] = v
+	return clone(v), nil
+}
+
+func clone(v []byte) []byte {
+	if v == nil {
+		return nil
+	}
+	return append([]byte{}, v...)
 }
 
 func (t *pgTx) put(bucket string, key, value []byte) error {
-	if value == nil {
-		value = []byte{}
+	switch {
+	case len(key) == 0:
+		return errors.New("persistence: key required")
+	case len(key) > maxKeySize:
+		return errors.New("persistence: key too large")
+	case len(value) > maxValueSize:
+		return errors.New("persistence: value too large")
 	}
-	_, err := t.tx.Exec(t.ctx, `INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
-		ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, bucket, key, value)
-	return err
+	t.hold(bucket, key, append([]byte{}, value...))
+	return nil
 }
 
 func (t *pgTx) delete(bucket string, key []byte) error {
-	_, err := t.tx.Exec(t.ctx, `DELETE FROM kv WHERE bucket = $1 AND key = $2`, bucket, key)
-	return err
+	t.hold(bucket, key, nil)
+	return nil
+}
+
+func (t *pgTx) hold(bucket string, key, value []byte) {
+	ck := cacheKey(bucket, key)
+	if _, ok := t.pending[ck]; !ok {
+		t.order = append(t.order, ck)
+	}
+	t.pending[ck] = pgWrite{bucket: bucket, key: append([]byte(nil), key...), value: value}
+}
+
+// flush sends the held writes and sequences; release also ends the function's
+// savepoint (its writes are then the transaction's). One round trip.
+func (t *pgTx) flush(release bool) error {
+	if len(t.order) == 0 && len(t.pendingSeq) == 0 && !(release && t.saved) {
+		return nil
+	}
+	// Always under the savepoint, pipelined with the writes (no extra round trip):
+	// a write the database refuses then fails its function alone (undo).
+	b := &pgx.Batch{}
+	if !t.saved {
+		b.Queue(`SAVEPOINT f`)
+		t.saved = true
+	}
+	for _, ck := range t.order {
+		w := t.pending[ck]
+		if w.value == nil {
+			b.Queue(`DELETE FROM kv WHERE bucket = $1 AND key = $2`, w.bucket, w.key)
+		} else {
+			b.Queue(`INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
+				ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, w.bucket, w.key, w.value)
+		}
+	}
+	for bucket, n := range t.pendingSeq {
+		b.Queue(`INSERT INTO seq (bucket, value) VALUES ($1, $2)
+			ON CONFLICT (bucket) DO UPDATE SET value = excluded.value`, bucket, int64(n))
+	}
+	if release {
+		b.Queue(`RELEASE SAVEPOINT f`)
+	}
+	if err := t.tx.SendBatch(t.ctx, b).Close(); err != nil {
+		return err
+	}
+	for _, ck := range t.order {
+		t.cache[ck] = t.pending[ck].value
+	}
+	for bucket, n := range t.pendingSeq {
+		t.seqs[bucket] = n
+	}
+	clear(t.pending)
+	clear(t.pendingSeq)
+	t.order = t.order[:0]
+	if release {
+		t.saved = false
+	}
+	return nil
+}
+
+// undo drops what the failed function wrote: the held writes, and what it sent
+// under its savepoint. What the cache learnt since the savepoint may be undone
+// with it, so the cache starts again.
+func (t *pgTx) undo() error {
+	clear(t.pending)
+	clear(t.pendingSeq)
+	t.order = t.order[:0]
+	if !t.saved {
+		return nil
+	}
+	t.saved = false
+	clear(t.cache)
+	clear(t.seqs)
+	b := &pgx.Batch{}
+	b.Queue(`ROLLBACK TO SAVEPOINT f`)
+	b.Queue(`RELEASE SAVEPOINT f`)
+	return t.tx.SendBatch(t.ctx, b).Close()
 }
 
 func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v []byte) bool) error {
+	if err := t.flush(false); err != nil {
+		return err
+	}
 	type row struct{ k, v []byte }
 	page := make([]row, 0, pgScanPage)
 	lo, hi := from, to // the range still to read: [lo, hi), hi nil for no bound
@@ -240,6 +375,9 @@ func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v [
 			return err
 		}
 		for _, r := range page {
+			// A write the callback made to a key this scan has yet to reach is held,
+			// not sent: the row as read stands in for it, as a bbolt cursor over a
+			// page not yet modified would show it.
 			if !fn(r.k, r.v) {
 				return nil
 			}
@@ -256,18 +394,32 @@ func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v [
 	}
 }
 
-func (t *pgTx) nextSequence(bucket string) (uint64, error) {
-	var n int64
-	err := t.tx.QueryRow(t.ctx, `INSERT INTO seq (bucket, value) VALUES ($1, 1)
-		ON CONFLICT (bucket) DO UPDATE SET value = seq.value + 1 RETURNING value`, bucket).Scan(&n)
-	return uint64(n), err
-}
-
-func (t *pgTx) sequence(bucket string) (uint64, error) {
+func (t *pgTx) loadSeq(bucket string) (uint64, error) {
+	if n, ok := t.pendingSeq[bucket]; ok {
+		return n, nil
+	}
+	if n, ok := t.seqs[bucket]; ok {
+		return n, nil
+	}
 	var n int64
 	err := t.tx.QueryRow(t.ctx, `SELECT value FROM seq WHERE bucket = $1`, bucket).Scan(&n)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
+		n, err = 0, nil
 	}
-	return uint64(n), err
+	if err != nil {
+		return 0, err
+	}
+	t.seqs[bucket] = uint64(n)
+	return uint64(n), nil
 }
+
+func (t *pgTx) nextSequence(bucket string) (uint64, error) {
+	n, err := t.loadSeq(bucket)
+	if err != nil {
+		return 0, err
+	}
+	t.pendingSeq[bucket] = n + 1
+	return n + 1, nil
+}
+
+func (t *pgTx) sequence(bucket string) (uint64, error) { return t.loadSeq(bucket) }
