@@ -29,9 +29,13 @@ const pgTimeout = 30 * time.Second
 // callers get the serialization failure.
 const pgRetries = 20
 
-// pgScanPage is how many rows a scan reads per query: rows are read, the query
-// closed, then fn runs over them, so fn may use the transaction itself.
-const pgScanPage = 256
+// A scan reads pgScanFirst rows with its first query, then four times as many
+// with each next one up to pgScanPage: rows are read, the query closed, then fn
+// runs over them, so fn may use the transaction itself.
+const (
+	pgScanFirst = 16
+	pgScanPage  = 256
+)
 
 // migrations are the schema's versions, in order; a database records the last it
 // ran in folio_schema, and a starting node runs the rest under an advisory lock,
@@ -337,14 +341,18 @@ func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v [
 		return err
 	}
 	type row struct{ k, v []byte }
-	page := make([]row, 0, pgScanPage)
+	page := make([]row, 0, pgScanFirst)
 	lo, hi := from, to // the range still to read: [lo, hi), hi nil for no bound
 	if lo == nil {
 		lo = []byte{} // a nil slice would be SQL NULL
 	}
+	// The first page is small: most scans want the first key or few (the oldest
+	// entry of a window, a newest-first page), and with serializable
+	// transactions every row read is also locked. Pages grow up to pgScanPage.
+	limit := pgScanFirst
 	for {
 		var q string
-		args := []any{bucket, lo, pgScanPage}
+		args := []any{bucket, lo, limit}
 		switch {
 		case !reverse && hi == nil:
 			q = `SELECT key, value FROM kv WHERE bucket = $1 AND key >= $2 ORDER BY key LIMIT $3`
@@ -382,9 +390,10 @@ func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v [
 				return nil
 			}
 		}
-		if len(page) < pgScanPage {
+		if len(page) < limit {
 			return nil
 		}
+		limit = min(limit*4, pgScanPage)
 		last := page[len(page)-1].k
 		if reverse {
 			hi = last // the next page: below the last key read
