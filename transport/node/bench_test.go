@@ -169,3 +169,34 @@ func BenchmarkBoltFsyncPerCommit(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "commits/s")
 }
+
+// BenchmarkListPagesFirstScreen: GET /v1/pages?limit=25 (the dashboard's first
+// screen of pages, and its total) for a tenant with 5,000 pages.
+func BenchmarkListPagesFirstScreen(b *testing.B) {
+	e := newBenchEnv(b, 16)
+	var wg sync.WaitGroup
+	for c := 0; c < 16; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 5000/16+1; i++ {
+				e.post(b, "/v1/publish", benchPage, 201, nil)
+			}
+		}()
+	}
+	wg.Wait()
+	req, _ := http.NewRequest("GET", e.srv.URL+"/v1/pages?limit=25", nil)
+	req.Header.Set("Authorization", "Bearer "+e.key)
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := e.cli.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("status %d", res.StatusCode)
+		}
+	}
+}

@@ -207,6 +207,9 @@ func TestListPages(t *testing.T) {
 	if len(got) != 2 || got[0].(map[string]any)["pageId"] != ids[4] || got[1].(map[string]any)["pageId"] != ids[3] {
 		t.Fatalf("paging: %v", got)
 	}
+	if pg["total"].(float64) != 6 { // pages outside the window count, unread
+		t.Fatalf("paged total %v, want 6", pg["total"])
+	}
 	if r := e.Do("GET", "/v1/pages?limit=0", key, nil); r.Status != 400 || r.ErrDetails(t)["field"] != "limit" {
 		t.Fatalf("limit=0: %d %s", r.Status, r.Body)
 	}
