@@ -438,3 +438,17 @@ func lingerClose(nc net.Conn, timeout time.Duration) {
 	}
 	_ = nc.Close()
 }
+
+// adopt takes a hijacked or upgraded socket into the writer pool: one writer,
+// chosen in turn, writes it from now on, without blocking when the socket has
+// a descriptor (raw), through the catch-up path otherwise.
+func (c *Conn) adopt(nc net.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nc, c.w = nc, c.hub.writers[int(c.hub.next.Add(1))%len(c.hub.writers)]
+	if sc, ok := nc.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			c.raw = raw
+		}
+	}
+}

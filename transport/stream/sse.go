@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
-	"syscall"
 	"time"
 
 	"folio/actors/model/frame"
@@ -37,14 +36,7 @@ func (c *Conn) ServeSSE(w http.ResponseWriter, r *http.Request, preamble []byte,
 	if r.ProtoMajor == 1 && r.ProtoMinor >= 1 {
 		if nc, brw, err := http.NewResponseController(w).Hijack(); err == nil {
 			_ = brw // anything a client sent after its request is ignored
-			c.mu.Lock()
-			c.nc, c.w = nc, c.hub.writers[int(c.hub.next.Add(1))%len(c.hub.writers)]
-			if sc, ok := nc.(syscall.Conn); ok {
-				if raw, err := sc.SyscallConn(); err == nil {
-					c.raw = raw
-				}
-			}
-			c.mu.Unlock()
+			c.adopt(nc)
 			c.serveHijacked(preamble, replay)
 			return
 		}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gobwas/ws"
@@ -77,14 +76,7 @@ func (c *Conn) ServeWS(w http.ResponseWriter, r *http.Request, connected *frame.
 		c.Close()
 		return
 	}
-	c.mu.Lock()
-	c.nc, c.w = nc, c.hub.writers[int(c.hub.next.Add(1))%len(c.hub.writers)]
-	if sc, ok := nc.(syscall.Conn); ok {
-		if raw, err := sc.SyscallConn(); err == nil {
-			c.raw = raw
-		}
-	}
-	c.mu.Unlock()
+	c.adopt(nc)
 
 	var buf bytes.Buffer
 	flush := func() error {
