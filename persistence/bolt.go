@@ -94,6 +94,8 @@ func (e *boltEngine) view(fn func(*Tx) error) error {
 
 func (e *boltEngine) close() error { return e.db.Close() }
 
+func (e *boltEngine) shared() bool { return false }
+
 // boltTx is a bbolt transaction; a bucket is created on its first write.
 type boltTx struct{ btx *bolt.Tx }
 

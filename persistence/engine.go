@@ -15,6 +15,9 @@ type engine interface {
 	commit(fns []func(*Tx) error, errs []error) error
 	// view runs fn in a read-only transaction over one committed state.
 	view(fn func(*Tx) error) error
+	// shared reports whether other processes may commit to the same records (bbolt
+	// locks its file; a PostgreSQL database may serve several nodes).
+	shared() bool
 	close() error
 }
 

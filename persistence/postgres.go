@@ -164,6 +164,8 @@ func (e *pgEngine) view(fn func(*Tx) error) error {
 	return ferr
 }
 
+func (e *pgEngine) shared() bool { return true }
+
 func (e *pgEngine) close() error {
 	e.pool.Close()
 	return nil

@@ -121,6 +121,11 @@ func (s *Store) View(fn func(*Tx) error) error {
 	return s.eng.view(fn)
 }
 
+// Shared reports whether other nodes may commit to this store. A record kept in
+// memory (a page actor's state) must then be checked against the stored revision
+// before it is used; on a store of one node's own (bbolt) nothing else writes.
+func (s *Store) Shared() bool { return s.eng.shared() }
+
 // Close waits for queued commits, then closes the engine.
 func (s *Store) Close() error {
 	s.mu.Lock()

@@ -51,7 +51,8 @@ func (d *Deps) files() FileLimits {
 type Actor struct {
 	id     string
 	deps   *Deps
-	page   *Page // committed state; nil when the page does not exist (yet)
+	page   *Page  // committed state; nil when the page does not exist (yet)
+	rev    uint64 // the stored revision page was read or committed at (store.go)
 	loaded bool
 	idle   *registry.Idle
 	subs   subscribers // live stream clients (subscribers.go)
@@ -103,16 +104,42 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *actor.Stopped:
 		return
 	}
+	a.reply(ctx, a.decide(ctx.Message()))
+	a.idle.SetPeriod(a.idlePeriod())
+}
+
+// maxStale bounds how often one message is decided again because another node
+// committed the page in between (each retry follows a commit elsewhere).
+const maxStale = 8
+
+// decide handles msg on the stored state. When its commit finds the page committed
+// elsewhere since it was read (errStale: another node holds the same page), the actor
+// reloads it and decides again, so a second decision on one page is a 409 whichever
+// node takes it.
+func (a *Actor) decide(msg any) any {
+	for attempt := 1; ; attempt++ {
+		res := a.decideOnce(msg)
+		if err, ok := res.(error); !ok || !errors.Is(err, errStale) {
+			return res
+		}
+		a.loaded = false
+		if attempt == maxStale {
+			return fault.New(fault.Unavailable, "the page is being changed elsewhere; try again", map[string]any{"pageId": a.id})
+		}
+	}
+}
+
+func (a *Actor) decideOnce(msg any) any {
+	if err := a.checkCurrent(); err != nil {
+		return err
+	}
 	if err := a.ensureLoaded(); err != nil {
-		a.reply(ctx, err)
-		return
+		return err
 	}
 	if err := a.expireIfDue(); err != nil {
-		a.reply(ctx, err)
-		return
+		return err
 	}
-	a.reply(ctx, a.handle(ctx.Message()))
-	a.idle.SetPeriod(a.idlePeriod())
+	return a.handle(msg)
 }
 
 // idlePeriod is how long the page may stay quiet before it passivates: IdleDone once
@@ -133,15 +160,36 @@ func (a *Actor) reply(ctx actor.Context, v any) {
 	}
 }
 
+// checkCurrent drops the page from memory when the store is shared and another node
+// has committed it since (one read of its revision), so every message, reads
+// included, is answered from the stored state.
+func (a *Actor) checkCurrent() error {
+	if !a.loaded || a.deps.Store == nil || !a.deps.Store.Shared() {
+		return nil
+	}
+	rev, err := revision(a.deps.Store, a.id)
+	if err != nil {
+		return fmt.Errorf("page: revision of %s: %w", a.id, err)
+	}
+	if rev != a.rev {
+		a.loaded = false
+	}
+	return nil
+}
+
 func (a *Actor) ensureLoaded() error {
 	if a.loaded {
 		return nil
 	}
-	p, err := load(a.deps.Store, a.id)
+	p, rev, err := load(a.deps.Store, a.id)
 	if err != nil {
 		return fmt.Errorf("page: load %s: %w", a.id, err)
 	}
-	a.page, a.loaded = p, true
+	prev := a.page
+	a.page, a.rev, a.loaded = p, rev, true
+	if prev != nil && p != nil {
+		a.recheckChanged(prev, p) // reloaded after a commit elsewhere
+	}
 	return nil
 }
 
@@ -206,21 +254,29 @@ func (a *Actor) apply(next *Page, entries []audit.Entry, events []Event) error {
 
 // applyWith is apply with extra writes of the caller's in the same transaction.
 func (a *Actor) applyWith(next *Page, entries []audit.Entry, events []Event, extra func(*persistence.Tx) error) error {
-	if err := commit(a.deps, a.page, next, entries, events, extra); err != nil {
+	if err := commit(a.deps, a.rev, a.page, next, entries, events, extra); err != nil {
 		return err
 	}
 	prev := a.page
 	a.page = next
-	if a.subs.live() {
-		switch {
-		case next.Status != prev.Status && next.Status == Revoked:
-			a.recheck("page_revoked")
-		case !sameAccess(next.Access, prev.Access) || next.Status != prev.Status:
-			a.recheck("access_changed")
-		}
-	}
+	a.rev++
+	a.recheckChanged(prev, next)
 	a.publish(next, events)
 	return nil
+}
+
+// recheckChanged re-checks live subscribers' access when the page went from prev to
+// next in a way that can end it (revoked, access or status changed).
+func (a *Actor) recheckChanged(prev, next *Page) {
+	if !a.subs.live() {
+		return
+	}
+	switch {
+	case next.Status != prev.Status && next.Status == Revoked:
+		a.recheck("page_revoked")
+	case !sameAccess(next.Access, prev.Access) || next.Status != prev.Status:
+		a.recheck("access_changed")
+	}
 }
 
 // publish runs after a successful commit: the outlets learn of the events (in
@@ -243,10 +299,11 @@ func (a *Actor) create(m *Create) any {
 	if n == nil || n.Page.ID != a.id || n.Page.TenantID != m.TenantID {
 		return fmt.Errorf("page: create %s without a page prepared for it", a.id)
 	}
-	if err := commit(a.deps, nil, n.Page, n.entries, n.events, nil); err != nil {
+	if err := commit(a.deps, a.rev, nil, n.Page, n.entries, n.events, nil); err != nil {
 		return err
 	}
 	a.page = n.Page
+	a.rev++
 	a.publish(n.Page, n.events)
 	return &Result{Page: n.Page, Warnings: n.Warnings}
 }

@@ -51,7 +51,7 @@ func (n *Prepared) Stage(d *Deps, tx *persistence.Tx) error {
 	if err != nil {
 		return err
 	}
-	return write(tx, d, nil, n.Page, body, enc, n.events, nil)
+	return write(tx, d, 0, nil, n.Page, body, enc, n.events, nil)
 }
 
 // Announce returns the message that hands the staged page's events to its actor

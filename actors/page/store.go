@@ -1,7 +1,9 @@
 package page
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"folio/actors/model/audit"
@@ -14,12 +16,20 @@ const (
 	bucketTenantPages = "tenant_pages" // tenantId 0x00 createdAt(8) 0x00 pageId -> nil
 	bucketShortCodes  = "short_codes"  // code -> pageId
 	bucketExpiry      = "expiry"       // expiresAt(8) 0x00 pageId -> nil, for active pages only
+	// bucketPageRevs counts the commits of each page record (pageId -> rev(8); absent:
+	// 0, a page stored before revisions were counted). A commit writes only over the
+	// revision its actor read, so two nodes holding the same page never both decide.
+	bucketPageRevs = "page_revs"
 )
 
-// load reads a page; nil when it does not exist.
-func load(store *persistence.Store, id string) (*Page, error) {
-	var p *Page
-	err := store.View(func(tx *persistence.Tx) error {
+// errStale fails a commit whose page was committed by someone else (another node)
+// since the actor read it; the actor reloads the page and decides again (actor.go).
+var errStale = errors.New("page: the stored page changed since it was read")
+
+// load reads a page and its revision; nil when it does not exist.
+func load(store *persistence.Store, id string) (p *Page, rev uint64, err error) {
+	err = store.View(func(tx *persistence.Tx) error {
+		rev = storedRev(tx, id)
 		b := tx.Get(bucketPages, []byte(id))
 		if b == nil {
 			return nil
@@ -27,21 +37,39 @@ func load(store *persistence.Store, id string) (*Page, error) {
 		p = &Page{}
 		return json.Unmarshal(b, p)
 	})
-	return p, err
+	return p, rev, err
 }
 
-// commit writes next (replacing prev, nil on creation), its audit entries, every
-// index that depends on it, the outlets' rows for its events and extra, in one
-// transaction: the change and everything it causes are durable together or not at all.
+// revision reads the page's committed revision.
+func revision(store *persistence.Store, id string) (rev uint64, err error) {
+	err = store.View(func(tx *persistence.Tx) error {
+		rev = storedRev(tx, id)
+		return nil
+	})
+	return rev, err
+}
+
+// storedRev is the page's committed revision (0 when none is stored).
+func storedRev(tx *persistence.Tx, id string) uint64 {
+	if b := tx.Get(bucketPageRevs, []byte(id)); len(b) == 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	return 0
+}
+
+// commit writes next (replacing prev, nil on creation, read at revision rev), its
+// audit entries, every index that depends on it, the outlets' rows for its events and
+// extra, in one transaction: the change and everything it causes are durable together
+// or not at all, and only over the revision it was decided on (errStale otherwise).
 // Everything that can be encoded without the transaction is encoded before it: the
 // store has one commit loop, and time spent in it is time every writer waits.
-func commit(d *Deps, prev, next *Page, entries []audit.Entry, events []Event, extra func(*persistence.Tx) error) error {
+func commit(d *Deps, rev uint64, prev, next *Page, entries []audit.Entry, events []Event, extra func(*persistence.Tx) error) error {
 	body, enc, err := encode(next, entries, events)
 	if err != nil {
 		return err
 	}
 	return d.Store.Update(func(tx *persistence.Tx) error {
-		return write(tx, d, prev, next, body, enc, events, extra)
+		return write(tx, d, rev, prev, next, body, enc, events, extra)
 	})
 }
 
@@ -62,8 +90,16 @@ func encode(next *Page, entries []audit.Entry, events []Event) ([]byte, []audit.
 }
 
 // write is commit's transaction body (also used to stage new pages created outside
-// their actor, see Prepared).
-func write(tx *persistence.Tx, d *Deps, prev, next *Page, body []byte, entries []audit.Encoded, events []Event, extra func(*persistence.Tx) error) error {
+// their actor, see Prepared). The revision check reads the page's row inside the
+// transaction, so on PostgreSQL (serializable) a concurrent commit of the same page
+// makes one of the two retry, and the retry finds the new revision.
+func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byte, entries []audit.Encoded, events []Event, extra func(*persistence.Tx) error) error {
+	if storedRev(tx, next.ID) != rev {
+		return errStale
+	}
+	if err := tx.Put(bucketPageRevs, []byte(next.ID), persistence.U64(rev+1)); err != nil {
+		return err
+	}
 	if err := tx.Put(bucketPages, []byte(next.ID), body); err != nil {
 		return err
 	}
