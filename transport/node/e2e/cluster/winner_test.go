@@ -48,7 +48,9 @@ func TestStaleNodeDecidesAgain(t *testing.T) {
 	}
 	// Blocks appended through B, then through A (whose copy is older): A's commit
 	// reloads rather than overwrite, so the page holds both blocks.
-	text := func(s string) map[string]any { return map[string]any{"type": "text", "data": map[string]any{"content": s}} }
+	text := func(s string) map[string]any {
+		return map[string]any{"type": "text", "data": map[string]any{"content": s}}
+	}
 	id = a.Publish(key, nil)
 	a.Must(200, "GET", "/v1/pages/"+id, key, nil)
 	b.Must(200, "PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{text("from B")}})
