@@ -62,9 +62,17 @@ func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 	if err != nil || rec == nil || rec.Status == StatusSkipped || (!manual && rec.Status != StatusPending) || rec.Waiting() {
 		return nil
 	}
+	if d.node != "" {
+		if later, ok := d.lease(rec, manual); !ok {
+			return later
+		}
+	}
 	at := d.cfg.Clock.Now()
 	out := d.send(rec, at)
 	if d.ctx.Err() != nil {
+		if d.node != "" { // shutting down: another node may send it at once
+			d.letGo(id)
+		}
 		return nil
 	}
 	finished := d.cfg.Clock.Now()
@@ -78,6 +86,11 @@ func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 		}
 		prevDue, wasPending := cur.NextAttemptAt, cur.Status == StatusPending
 		last = record(cur, out, at, finished, manual)
+		if d.node != "" {
+			if err := release(tx, id); err != nil {
+				return err
+			}
+		}
 		if err := put(tx, cur, prevDue, false); err != nil {
 			return err
 		}
@@ -116,6 +129,19 @@ func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 		d.applyReply(saved)
 	}
 	return next
+}
+
+// lease claims rec's lease before an attempt on a shared store (lease.go); when it
+// cannot, it returns when to look again (nil: never).
+func (d *Dispatcher) lease(rec *Delivery, manual bool) (*time.Time, bool) {
+	now := d.cfg.Clock.Now()
+	held, later, err := claim(d.cfg.Store, rec.ID, d.node, manual, now, now.Add(d.cfg.Timeout+leaseMargin))
+	if err != nil {
+		d.cfg.Log.Error("callback: claiming a delivery failed", slog.String("delivery", rec.ID), slog.Any("err", err))
+		t := now.Add(d.cfg.Sweep)
+		return &t, false
+	}
+	return later, held
 }
 
 // record applies an attempt's outcome to d and returns the attempt.

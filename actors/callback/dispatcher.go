@@ -14,6 +14,7 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/actors/model/webhook"
+	"folio/actors/registry"
 	"folio/persistence"
 )
 
@@ -50,6 +51,10 @@ type Config struct {
 	Grace time.Duration
 	// Observe, when set, is told of every recorded attempt (metrics, tests).
 	Observe func(d *Delivery, a Attempt)
+	// Sweep is how often, on a store shared with other nodes, the due rows are read
+	// again, so deliveries another node committed or left behind are sent (lease.go;
+	// default 5 s).
+	Sweep time.Duration
 }
 
 // Dispatcher is the actor that sends deliveries. It holds the pending deliveries in
@@ -69,6 +74,9 @@ type Dispatcher struct {
 	once   sync.Once
 	// stopping stops new attempts from starting (read by the actor, set by Stop).
 	stopping atomic.Bool
+	// node names this dispatcher's leases; empty on a store of its own (lease.go).
+	node      string
+	sweepDone chan struct{}
 
 	// Owned by the actor goroutine.
 	waiting dueHeap
@@ -135,6 +143,7 @@ type (
 	}
 	retryNow struct{ id, lane string }
 	begin    struct{}
+	halt     struct{} // Stop: answered once no attempt can start any more
 )
 
 var errInFlight = errors.New("callback: an attempt is in flight")
@@ -165,7 +174,14 @@ func Start(system *actor.ActorSystem, cfg Config) (*Dispatcher, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 5 * time.Second
 	}
-	d := &Dispatcher{cfg: cfg, system: system, entries: map[string]*entry{}, lanes: map[string]*laneState{}, ready: map[string]bool{}}
+	if cfg.Sweep <= 0 {
+		cfg.Sweep = 5 * time.Second
+	}
+	d := &Dispatcher{cfg: cfg, system: system, entries: map[string]*entry{}, lanes: map[string]*laneState{}, ready: map[string]bool{},
+		sweepDone: make(chan struct{})}
+	if cfg.Store.Shared() {
+		d.node = newNodeID()
+	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.client = newClient(cfg)
 	rows, err := allDue(cfg.Store)
@@ -186,6 +202,9 @@ func Start(system *actor.ActorSystem, cfg Config) (*Dispatcher, error) {
 	// Started may run before SpawnNamed returns, so the first pump waits for begin,
 	// which is sent once d.pid is set.
 	system.Root.Send(d.pid, begin{})
+	if d.node != "" {
+		go registry.Every(cfg.Sweep, d.sweepDone, d.sweep)
+	}
 	for _, id := range replies {
 		d.work.Add(1)
 		go func() {
@@ -252,6 +271,10 @@ func asError(v any) error {
 func (d *Dispatcher) Stop() {
 	d.once.Do(func() {
 		d.stopping.Store(true)
+		close(d.sweepDone)
+		// Once the actor has seen halt it starts no attempt (pump checks stopping),
+		// so no work.Add can race the Wait below.
+		_, _ = d.system.Root.RequestFuture(d.pid, halt{}, 10*time.Second).Result()
 		done := make(chan struct{})
 		go func() { d.work.Wait(); close(done) }()
 		select {
@@ -269,12 +292,35 @@ func (d *Dispatcher) Stop() {
 	})
 }
 
+// sweepLimit bounds the due rows one sweep hands to the dispatcher.
+const sweepLimit = 10000
+
+// sweep hands the dispatcher the rows due now, on a shared store: those other nodes
+// committed, and those a dead node left behind (their leases then expire).
+func (d *Dispatcher) sweep() {
+	rows, err := dueBy(d.cfg.Store, d.cfg.Clock.Now(), sweepLimit)
+	if err != nil {
+		d.cfg.Log.Warn("callback: sweeping the due rows failed", slog.Any("err", err))
+		return
+	}
+	if len(rows) == 0 {
+		return
+	}
+	items := make([]Item, len(rows))
+	for i, r := range rows {
+		items[i] = Item{ID: r.id, Lane: r.lane, Due: r.at}
+	}
+	d.Enqueue(items)
+}
+
 // Receive is the actor's entry point.
 func (d *Dispatcher) Receive(ctx actor.Context) {
 	defer d.publishStats()
 	switch m := ctx.Message().(type) {
 	case begin:
 		d.pump()
+	case halt:
+		ctx.Respond(true)
 	case *actor.Stopping:
 		d.disarm()
 	case *enqueue:
