@@ -53,10 +53,13 @@ func (r *Result) check(name string, ok bool, format string, args ...any) {
 // Report is a whole run.
 type Report struct {
 	StartedAt time.Time `json:"started_at"`
-	Target    string    `json:"target"`
-	Machine   Machine   `json:"machine"`
-	Commit    string    `json:"commit,omitempty"`
-	Results   []*Result `json:"results"`
+	Target    string    `json:"target"` // what ran the server, in words
+	// Targets are the base URLs of the nodes the load went to, the first (which
+	// took the set-up) first; none when every run had a server of its own.
+	Targets []string  `json:"targets,omitempty"`
+	Machine Machine   `json:"machine"`
+	Commit  string    `json:"commit,omitempty"`
+	Results []*Result `json:"results"`
 }
 
 // Machine describes where the run happened.
@@ -79,6 +82,9 @@ func (rep *Report) Passed() bool {
 
 // WriteTable prints the human summary.
 func (rep *Report) WriteTable(w io.Writer) {
+	if len(rep.Targets) > 0 {
+		fmt.Fprintf(w, "targets (%d): %s\n", len(rep.Targets), strings.Join(rep.Targets, ", "))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tops\tthroughput\tp50 ms\tp90 ms\tp99 ms\tmax ms\terrors\tserver CPU s\tserver RSS MiB\tchecks\t")
 	for _, r := range rep.Results {

@@ -39,14 +39,15 @@ func Names() []string {
 	return out
 }
 
-// Run runs the named scenarios one after the other, every run against t: each
-// scenario meets the state the ones before it left.
+// Run runs the named scenarios one after the other, every run against t (all of
+// its nodes): each scenario meets the state the ones before it left. The report
+// lists t's nodes.
 func Run(ctx context.Context, t *Target, names []string, o Options) (*Report, error) {
-	desc := t.URL
+	desc := strings.Join(t.URLs(), ", ")
 	if t.Local() {
 		desc = "in-process server at " + t.URL
 	}
-	return run(ctx, desc, func() (*Target, func(), error) { return t, func() {}, nil }, names, o)
+	return run(ctx, desc, t.URLs(), func() (*Target, func(), error) { return t, func() {}, nil }, names, o)
 }
 
 // RunFresh runs the named scenarios one after the other, every run (each
@@ -56,7 +57,7 @@ func Run(ctx context.Context, t *Target, names []string, o Options) (*Report, er
 // that run's alone (with one shared server, the idle-viewer memory of fanout
 // measured room the earlier scenarios had left in the heap, not the viewers).
 func RunFresh(ctx context.Context, desc string, start func() (*Target, error), names []string, o Options) (*Report, error) {
-	return run(ctx, desc, func() (*Target, func(), error) {
+	return run(ctx, desc, nil, func() (*Target, func(), error) {
 		t, err := start()
 		if err != nil {
 			return nil, nil, err
@@ -66,10 +67,11 @@ func RunFresh(ctx context.Context, desc string, start func() (*Target, error), n
 }
 
 // run runs each scenario o.Repeat times, each run against the server next gives
-// it, released when the run ends.
-func run(ctx context.Context, desc string, next func() (*Target, func(), error), names []string, o Options) (*Report, error) {
+// it, released when the run ends; targets are the base URLs every run uses (nil
+// when each run has a server of its own).
+func run(ctx context.Context, desc string, targets []string, next func() (*Target, func(), error), names []string, o Options) (*Report, error) {
 	o.defaults()
-	rep := &Report{StartedAt: time.Now().UTC(), Target: desc, Machine: machine()}
+	rep := &Report{StartedAt: time.Now().UTC(), Target: desc, Targets: targets, Machine: machine()}
 	for _, name := range names {
 		sc, ok := Scenarios[name]
 		if !ok {

@@ -12,7 +12,9 @@ import (
 // agentStreamScenario: the agent follows its tenant's event stream while comments
 // are added (o.Count, or o.Rate × o.Duration), dropping the connection at random
 // points and reconnecting with Last-Event-ID. Checks: every event arrives exactly
-// once, ids strictly increasing. Extra: time to replay 100 missed events.
+// once, ids strictly increasing. Extra: time to replay 100 missed events. Comment n
+// goes through node n mod N and the agent reads its stream through the last node,
+// so with several nodes it follows writes made on the others.
 func agentStreamScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	key, err := t.Register(ctx, "bench-agent")
 	if err != nil {
@@ -33,7 +35,7 @@ func agentStreamScenario(ctx context.Context, t *Target, o Options) (*Result, er
 	}
 	comment := func(n int) error {
 		body := fmt.Sprintf(`{"content":"bench %d %d","author_name":"bench","author_type":"agent"}`, n, time.Now().UnixNano())
-		st, err := t.Call(ctx, "POST", "/v1/pages/"+pub.PageID+"/comments", key, []byte(body), nil)
+		st, err := t.On(n).Call(ctx, "POST", "/v1/pages/"+pub.PageID+"/comments", key, []byte(body), nil)
 		if err != nil || st != 201 {
 			return fmt.Errorf("comment: %s", statusCode(st, err))
 		}
@@ -41,6 +43,7 @@ func agentStreamScenario(ctx context.Context, t *Target, o Options) (*Result, er
 	}
 
 	// The reader: reconnects after every random drop, resuming from the last id.
+	reader := t.Last()
 	var mu sync.Mutex
 	seen := map[int]int{}
 	var lat []time.Duration
@@ -64,7 +67,7 @@ func agentStreamScenario(ctx context.Context, t *Target, o Options) (*Result, er
 			mu.Lock()
 			from := lastID
 			mu.Unlock()
-			_ = t.Subscribe(connCtx, o.Transport, "/v1/agent/events", key, from, func(m Message) bool {
+			_ = reader.Subscribe(connCtx, o.Transport, "/v1/agent/events", key, from, func(m Message) bool {
 				followOnce.Do(func() { close(following) }) // the stream opens with "connected"
 				now := time.Now()
 				mu.Lock()
@@ -138,7 +141,7 @@ func agentStreamScenario(ctx context.Context, t *Target, o Options) (*Result, er
 	t0 := time.Now()
 	var replay time.Duration
 	rctx, rcancel := context.WithTimeout(ctx, 10*time.Second)
-	_ = t.Subscribe(rctx, o.Transport, "/v1/agent/events", key, from, func(m Message) bool {
+	_ = reader.Subscribe(rctx, o.Transport, "/v1/agent/events", key, from, func(m Message) bool {
 		if m.Type == "comment.added" {
 			got++
 		}

@@ -67,7 +67,8 @@ func startReceiver(secret string, broken bool) (rv *receiver, url string, stop f
 }
 
 // callbacksScenario: pages with an on_action callback to a local receiver get one
-// action each; the receiver verifies every signature. Checks: every action's
+// action each (page i published and acted on through node i mod N); the receiver
+// verifies every signature. Checks: every action's
 // callback delivered with a valid signature. Latency: action executed → callback
 // received.
 func callbacksScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
@@ -98,7 +99,7 @@ func callbacksScenario(ctx context.Context, t *Target, o Options) (*Result, erro
 		var pub struct {
 			PageID string `json:"pageId"`
 		}
-		if st, err := t.Call(ctx, "POST", "/v1/publish", key, raw, &pub); err != nil || st != 201 {
+		if st, err := t.On(i).Call(ctx, "POST", "/v1/publish", key, raw, &pub); err != nil || st != 201 {
 			return statusCode(st, err)
 		}
 		ids[i] = pub.PageID
@@ -115,7 +116,7 @@ func callbacksScenario(ctx context.Context, t *Target, o Options) (*Result, erro
 		sentMu.Lock()
 		sent[ids[i]] = t0
 		sentMu.Unlock()
-		if st, err := t.Call(ctx, "POST", "/v1/pages/"+ids[i]+"/actions/approve", key, []byte(`{"actor":{"identity":"r@example.com"}}`), nil); err != nil || st != 200 {
+		if st, err := t.On(i).Call(ctx, "POST", "/v1/pages/"+ids[i]+"/actions/approve", key, []byte(`{"actor":{"identity":"r@example.com"}}`), nil); err != nil || st != 200 {
 			return statusCode(st, err)
 		}
 		return ""

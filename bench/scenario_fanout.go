@@ -15,9 +15,11 @@ import (
 // fanoutScenario: o.Subscribers viewers watch one public page over SSE or WebSocket
 // while comments are added at o.Rate per second (o.Count of them, or for
 // o.Duration). Each comment carries its send time, so every viewer measures delivery
-// latency. Checks: every viewer got every event exactly once, in order. Extra: server
+// latency. The page and its comments go through the first node and viewer i watches
+// through node i mod N, so with several nodes most viewers need events from another
+// node. Checks: every viewer got every event exactly once, in order. Extra: server
 // CPU µs per delivered event and server memory per idle subscriber (meaningful with a
-// separate server process).
+// separate server process; summed over the nodes).
 func fanoutScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	raiseFileLimit()
 	key, err := t.Register(ctx, "bench-fanout")
@@ -56,7 +58,7 @@ func fanoutScenario(ctx context.Context, t *Target, o Options) (*Result, error) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := t.Subscribe(subCtx, o.Transport, "/v1/pages/"+pub.PageID+"/events", "", "", func(m Message) bool {
+			err := t.On(i).Subscribe(subCtx, o.Transport, "/v1/pages/"+pub.PageID+"/events", "", "", func(m Message) bool {
 				now := time.Now()
 				switch m.Type {
 				case "connected":

@@ -17,6 +17,12 @@ import (
 // comments, and two people race to decide it (one approves, one rejects).
 // Meanwhile the agent follows its tenant's event stream.
 //
+// Across the target's nodes: page i is published and commented on through node
+// i mod N, its two deciders go through nodes i and i+1 mod N (the race crosses
+// nodes), its viewer (every fourth page) watches through node i/4 mod N (with i
+// mod N, two or four nodes would have every viewer on the first), and the agent
+// follows its stream through the last node.
+//
 // Checks: exactly one winner per page (the other 409); every decision reached the
 // agent stream exactly once, the page's viewer, and the receiver with a valid
 // signature. Latency: every HTTP request of the scenario; per-kind p99 in Extra.
@@ -41,7 +47,7 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	agentDone := make(chan error, 1)
 	go func() {
 		var once sync.Once
-		agentDone <- t.Subscribe(agentCtx, o.Transport, "/v1/agent/events", key, "", func(m Message) bool {
+		agentDone <- t.Last().Subscribe(agentCtx, o.Transport, "/v1/agent/events", key, "", func(m Message) bool {
 			once.Do(func() { close(agentReady) })
 			if m.Type == "action.executed" {
 				if id := pageOf(m.Data); id != "" {
@@ -62,9 +68,9 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	}
 
 	all, publishes, acts := NewRecorder(), NewRecorder(), NewRecorder()
-	timed := func(r *Recorder, method, path string, body []byte, out any, want ...int) (int, string) {
+	timed := func(n *Node, r *Recorder, method, path string, body []byte, out any, want ...int) (int, string) {
 		t0 := time.Now()
-		st, err := t.Call(ctx, method, path, key, body, out)
+		st, err := n.Call(ctx, method, path, key, body, out)
 		d := time.Since(t0)
 		for _, w := range want {
 			if err == nil && st == w {
@@ -99,7 +105,7 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 		var pub struct {
 			PageID string `json:"pageId"`
 		}
-		if _, code := timed(publishes, "POST", "/v1/publish", raw, &pub, 201); code != "" {
+		if _, code := timed(t.On(i), publishes, "POST", "/v1/publish", raw, &pub, 201); code != "" {
 			return code
 		}
 		id := pub.PageID
@@ -112,7 +118,7 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 				defer viewers.Done()
 				var once sync.Once
 				saw := false
-				err := t.Subscribe(viewCtx, o.Transport, "/v1/pages/"+id+"/events", "", "", func(m Message) bool {
+				err := t.On(i/4).Subscribe(viewCtx, o.Transport, "/v1/pages/"+id+"/events", "", "", func(m Message) bool {
 					once.Do(func() { close(connected) })
 					if m.Type == "action.executed" {
 						saw = true
@@ -143,18 +149,18 @@ func mixedScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 		}
 
 		// A reviewer comments (comments are taken while the page is active)...
-		if _, code := timed(NewRecorder(), "POST", "/v1/pages/"+id+"/comments", []byte(`{"content":"Looks right to me.","author_name":"ann"}`), nil, 201); code != "" {
+		if _, code := timed(t.On(i), NewRecorder(), "POST", "/v1/pages/"+id+"/comments", []byte(`{"content":"Looks right to me.","author_name":"ann"}`), nil, 201); code != "" {
 			return code
 		}
 		// ...then two people decide at once: exactly one wins.
 		raceStart := time.Now()
 		var wins, conflicts atomic.Int64
 		var race sync.WaitGroup
-		for _, action := range []string{"approve", "reject"} {
+		for k, action := range []string{"approve", "reject"} {
 			race.Add(1)
 			go func() {
 				defer race.Done()
-				st, _ := timed(acts, "POST", "/v1/pages/"+id+"/actions/"+action, []byte(`{"actor":{"identity":"`+action+`@example.com"}}`), nil, 200, 409)
+				st, _ := timed(t.On(i+k), acts, "POST", "/v1/pages/"+id+"/actions/"+action, []byte(`{"actor":{"identity":"`+action+`@example.com"}}`), nil, 200, 409)
 				switch st {
 				case 200:
 					wins.Add(1)

@@ -25,8 +25,9 @@ func pageBody(i, payload int) []byte {
 	return b
 }
 
-// publishScenario: agents publish pages at a concurrency. Check: every acknowledged
-// page is listed afterwards (nothing acknowledged is missing).
+// publishScenario: agents publish pages at a concurrency, publish i through node
+// i mod N. Check: every acknowledged page is listed afterwards, through the first
+// node (nothing acknowledged is missing).
 func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	key, err := t.Register(ctx, "bench-publisher")
 	if err != nil {
@@ -39,7 +40,7 @@ func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error)
 		var out struct {
 			PageID string `json:"pageId"`
 		}
-		st, err := t.Call(ctx, "POST", "/v1/publish", key, pageBody(i, o.PayloadBytes), &out)
+		st, err := t.On(i).Call(ctx, "POST", "/v1/publish", key, pageBody(i, o.PayloadBytes), &out)
 		if err != nil || st != 201 {
 			return statusCode(st, err)
 		}

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -36,8 +35,9 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	heapBefore := t.metric(ctx, "go_memstats_heap_inuse_bytes") + stackBefore
 
 	// Each waiter is an agent with a connection of its own, waiting through the
-	// typed client as an agent would.
-	agent := client.New(t.URL, key, client.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}}))
+	// typed client as an agent would; waiter i waits on node i mod N, and the
+	// approval goes through the first node.
+	own := client.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: -1, DisableKeepAlives: true}})
 	answered := make([]time.Time, o.Subscribers)
 	var decided atomic.Int64
 	var wg sync.WaitGroup
@@ -46,7 +46,7 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out, err := agent.Wait(ctx, pub.PageID, 5*time.Minute)
+			out, err := client.New(t.On(i).URL, key, own).Wait(ctx, pub.PageID, 5*time.Minute)
 			if err != nil {
 				errs <- err
 				return
@@ -57,8 +57,8 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 			}
 		}()
 	}
-	// Every waiter holds a goroutine on the server while it waits: once the server
-	// runs that many more, they are all registered.
+	// Every waiter holds a goroutine on its node while it waits: once the nodes
+	// together run that many more, they are all registered.
 	deadline := time.Now().Add(120 * time.Second)
 	for int(t.metric(ctx, "go_goroutines")) < base+o.Subscribers {
 		if time.Now().After(deadline) {
@@ -115,21 +115,20 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	return res, nil
 }
 
-// metric is one value of the server's /metrics (this process's when the server runs
-// in it); 0 when it cannot be read.
+// metric is one value of the servers' /metrics, summed over the target's nodes
+// (this process's when the server runs in it); 0 when no node answers.
 func (t *Target) metric(ctx context.Context, name string) float64 {
-	req, _ := http.NewRequestWithContext(ctx, "GET", t.URL+"/metrics", nil)
-	res, err := t.Client.Do(req)
-	if err != nil {
-		return 0
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if v, ok := metricValue(sc.Text(), name); ok {
-			return v
+	var sum float64
+	for _, n := range t.Nodes {
+		var v float64
+		err := n.scrape(ctx, func(line string) {
+			if x, ok := metricValue(line, name); ok {
+				v = x
+			}
+		})
+		if err == nil {
+			sum += v
 		}
 	}
-	return 0
+	return sum
 }

@@ -25,15 +25,15 @@ type Message struct {
 // Subscribe opens an SSE or WebSocket stream at path and calls fn for every event
 // until ctx ends, fn returns false, or the server closes the stream. lastID, when
 // set, asks for replay after it.
-func (t *Target) Subscribe(ctx context.Context, transport, path, key, lastID string, fn func(Message) bool) error {
+func (n *Node) Subscribe(ctx context.Context, transport, path, key, lastID string, fn func(Message) bool) error {
 	if transport == "ws" {
-		return t.subscribeWS(ctx, path, key, lastID, fn)
+		return n.subscribeWS(ctx, path, key, lastID, fn)
 	}
-	return t.subscribeSSE(ctx, path, key, lastID, fn)
+	return n.subscribeSSE(ctx, path, key, lastID, fn)
 }
 
-func (t *Target) subscribeSSE(ctx context.Context, path, key, lastID string, fn func(Message) bool) error {
-	req, err := http.NewRequestWithContext(ctx, "GET", t.URL+path, nil)
+func (n *Node) subscribeSSE(ctx context.Context, path, key, lastID string, fn func(Message) bool) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", n.URL+path, nil)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (t *Target) subscribeSSE(ctx context.Context, path, key, lastID string, fn 
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	cli := &http.Client{Transport: t.Client.Transport} // no overall timeout on a stream
+	cli := &http.Client{Transport: n.Client.Transport} // no overall timeout on a stream
 	res, err := cli.Do(req)
 	if err != nil {
 		return err
@@ -90,8 +90,8 @@ func (t *Target) subscribeSSE(ctx context.Context, path, key, lastID string, fn 
 // buffered reader, frames parsed in place, pings answered), so that the two
 // transports cost the harness alike and a comparison between them measures the
 // server: on two cores the clients' CPU is taken from the server it measures.
-func (t *Target) subscribeWS(ctx context.Context, path, key, lastID string, fn func(Message) bool) error {
-	u := "ws" + strings.TrimPrefix(t.URL, "http") + path
+func (n *Node) subscribeWS(ctx context.Context, path, key, lastID string, fn func(Message) bool) error {
+	u := "ws" + strings.TrimPrefix(n.URL, "http") + path
 	if lastID != "" {
 		sep := "?"
 		if strings.Contains(u, "?") {

@@ -1,10 +1,7 @@
 package bench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,23 +11,25 @@ import (
 	"strings"
 	"time"
 
-	"folio/transport/client"
 	"folio/transport/node"
 )
 
-// Target is the server under load: a URL, and the node itself when the harness
-// started it in this process.
+// Target is the server under load: the base URLs of its nodes (one for a single
+// server, several for the nodes of one cluster sharing one store), and the server
+// itself when the harness started it (one node, in this process or as a process).
+//
+// The Target's own calls (Call, Register, Subscribe, URL) are its first node's:
+// scenarios do their set-up through them and spread the measured load with On.
 type Target struct {
-	URL    string
-	Client *http.Client // streams, and every call to an https target
-	lean   *leanClient  // request-reply calls to an http target
-	node   *node.Node
-	dir    string
-	proc   *proc // a server process the harness started
+	*Node         // the first node
+	Nodes []*Node // every node, in the order given; Nodes[0] is the first
+	local *node.Node
+	dir   string
+	proc  *proc // a server process the harness started
 }
 
 // Local tells whether the server runs inside this process.
-func (t *Target) Local() bool { return t.node != nil }
+func (t *Target) Local() bool { return t.local != nil }
 
 // dataDir is the data directory of a server the harness started on this machine
 // ("" for a server elsewhere).
@@ -63,93 +62,39 @@ func StartLocal(cfgs ...func(*node.Config)) (*Target, error) {
 		return nil, err
 	}
 	t := Remote("http://" + addr)
-	t.node, t.dir = n, dir
+	t.local, t.dir = n, dir
 	return t, nil
 }
 
-// Remote points the harness at a running server.
-func Remote(url string) *Target {
+// Remote points the harness at a running server, or with more URLs at the nodes
+// of one cluster: url is the first node, which takes the scenarios' set-up.
+func Remote(url string, more ...string) *Target {
 	tr := &http.Transport{MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: 90 * time.Second}
-	base := strings.TrimRight(url, "/")
-	return &Target{URL: base, Client: &http.Client{Transport: tr, Timeout: 60 * time.Second}, lean: newLeanClient(base, 60*time.Second)}
+	cli := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+	t := &Target{}
+	for _, u := range append([]string{url}, more...) {
+		base := strings.TrimRight(u, "/")
+		t.Nodes = append(t.Nodes, &Node{URL: base, Client: cli, lean: newLeanClient(base, 60*time.Second)})
+	}
+	t.Node = t.Nodes[0]
+	return t
 }
 
 // Close stops a server the harness started and removes its data.
 func (t *Target) Close() {
-	if t.lean != nil {
-		t.lean.close()
+	for _, n := range t.Nodes {
+		if n.lean != nil {
+			n.lean.close()
+		}
 	}
 	if t.proc != nil {
 		t.stopProcess()
 		_ = os.RemoveAll(t.proc.dir)
 	}
-	if t.node != nil {
-		_ = t.node.Close(context.Background())
+	if t.local != nil {
+		_ = t.local.Close(context.Background())
 		_ = os.RemoveAll(t.dir)
 	}
-}
-
-// Call sends one JSON request and decodes a JSON reply into out (may be nil). It
-// returns the status; transport errors are status 0.
-func (t *Target) Call(ctx context.Context, method, path, key string, body []byte, out any) (int, error) {
-	if t.lean != nil {
-		st, raw, err := t.lean.do(ctx, method, path, key, body)
-		if err != nil {
-			return st, err
-		}
-		return st, decodeReply(method, path, raw, out)
-	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, t.URL+path, rd)
-	if err != nil {
-		return 0, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	res, err := t.Client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return res.StatusCode, err
-	}
-	return res.StatusCode, decodeReply(method, path, raw, out)
-}
-
-// decodeReply decodes a JSON reply into out (nothing to do when out is nil).
-func decodeReply(method, path string, raw []byte, out any) error {
-	if out != nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("decode %s %s: %w", method, path, err)
-		}
-	}
-	return nil
-}
-
-// Register creates a fresh agent tenant and returns its API key.
-func (t *Target) Register(ctx context.Context, name string) (string, error) {
-	reg, err := t.Agent("").Register(ctx, client.RegisterRequest{Name: name})
-	if err != nil {
-		return "", fmt.Errorf("register: %w", err)
-	}
-	return reg.APIKey, nil
-}
-
-// Agent is the typed client agents use (transport/client), for the harness's
-// set-up and control calls. The timed request loops use the lean client (Call):
-// on two cores the harness shares with the server, a general-purpose client's
-// own CPU would be measured as the server's slowness.
-func (t *Target) Agent(key string) *client.Client {
-	return client.New(t.URL, key, client.WithHTTPClient(t.Client))
 }
 
 // ServerUsage is the server's CPU and memory over a scenario.
@@ -161,30 +106,35 @@ type ServerUsage struct {
 
 // usageSample reads the server's cumulative CPU seconds and resident memory: from
 // /proc/self for a local node (client and server share the process: the numbers
-// include the harness), else from the server's /metrics.
+// include the harness), else from the servers' /metrics, summed over the target's
+// nodes (each node is a server process of its own).
 func (t *Target) usageSample(ctx context.Context) (cpu, rssMiB float64, source string) {
 	if t.Local() {
 		cpu, rss := procSelf()
 		return cpu, rss, "process (in-process server: includes the harness)"
 	}
-	req, _ := http.NewRequestWithContext(ctx, "GET", t.URL+"/metrics", nil)
-	res, err := t.Client.Do(req)
-	if err != nil {
+	answered := 0
+	for _, n := range t.Nodes {
+		var c, r float64
+		err := n.scrape(ctx, func(line string) {
+			if v, ok := metricValue(line, "process_cpu_seconds_total"); ok {
+				c = v
+			}
+			if v, ok := metricValue(line, "process_resident_memory_bytes"); ok {
+				r = v / (1 << 20)
+			}
+		})
+		if err == nil {
+			cpu, rssMiB, answered = cpu+c, rssMiB+r, answered+1
+		}
+	}
+	switch {
+	case answered == 0:
 		return 0, 0, "unavailable"
+	case len(t.Nodes) == 1:
+		return cpu, rssMiB, "server /metrics"
 	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if v, ok := metricValue(line, "process_cpu_seconds_total"); ok {
-			cpu = v
-		}
-		if v, ok := metricValue(line, "process_resident_memory_bytes"); ok {
-			rssMiB = v / (1 << 20)
-		}
-	}
-	return cpu, rssMiB, "server /metrics"
+	return cpu, rssMiB, fmt.Sprintf("servers' /metrics, summed over %d of %d nodes", answered, len(t.Nodes))
 }
 
 func metricValue(line, name string) (float64, bool) {

@@ -14,11 +14,13 @@ import (
 	"folio/bench"
 )
 
-// runBench is `folio bench`: run load scenarios against --target or an in-process
-// server, print a table, optionally write a JSON report; exit 1 when a check fails.
+// runBench is `folio bench`: run load scenarios against --target, the nodes of
+// --targets or an in-process server, print a table, optionally write a JSON
+// report; exit 1 when a check fails.
 func runBench(args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	target := fs.String("target", "", "URL of a running server (default: start one in-process on a temporary directory)")
+	targets := fs.String("targets", "", "comma-separated URLs of the nodes of one cluster sharing one store: client i of every scenario talks to node i mod N, set-up goes through the first (not with --target)")
 	spawn := fs.Bool("spawn", false, "start the server as a separate process (this binary) so its CPU and memory are measured apart")
 	fresh := fs.Bool("fresh", false, "give every run (each repetition of each scenario) a new server on an empty data directory, so no figure depends on the runs before it (not with --target)")
 	scen := fs.String("scenario", "publish,act", "comma-separated scenarios: "+strings.Join(bench.Names(), ", ")+", or all")
@@ -36,6 +38,10 @@ func runBench(args []string) error {
 	commit := fs.String("commit", "", "commit id to record in the report")
 	cpuProfile := fs.String("cpuprofile", "", "write the harness's own CPU profile to this file (the clients' cost, not the server's)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	urls, err := targetURLs(*target, *targets)
+	if err != nil {
 		return err
 	}
 	if *cpuProfile != "" {
@@ -57,7 +63,7 @@ func runBench(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := runSuite(ctx, *target, *spawn, *fresh, names, o)
+	rep, err := runSuite(ctx, urls, *spawn, *fresh, names, o)
 	if rep != nil {
 		rep.Commit = *commit
 		fmt.Fprintln(os.Stderr)
@@ -77,9 +83,30 @@ func runBench(args []string) error {
 	return nil
 }
 
-// runSuite runs the scenarios against --target, or servers it starts: one for
-// the whole suite, or with fresh a new one for every run.
-func runSuite(ctx context.Context, target string, spawn, fresh bool, names []string, o bench.Options) (*bench.Report, error) {
+// targetURLs is the base URLs the load goes to: --target's one or --targets'
+// several (none: the harness starts its servers).
+func targetURLs(target, targets string) ([]string, error) {
+	switch {
+	case target != "" && targets != "":
+		return nil, errors.New("--target and --targets: give one server with --target or a cluster's nodes with --targets, not both")
+	case target != "":
+		return []string{target}, nil
+	case targets == "":
+		return nil, nil
+	}
+	var urls []string
+	for _, u := range strings.Split(targets, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			return nil, fmt.Errorf("--targets %q: an empty URL in the list", targets)
+		}
+		urls = append(urls, u)
+	}
+	return urls, nil
+}
+
+// runSuite runs the scenarios against the nodes at urls, or servers it starts:
+// one for the whole suite, or with fresh a new one for every run.
+func runSuite(ctx context.Context, urls []string, spawn, fresh bool, names []string, o bench.Options) (*bench.Report, error) {
 	start := func() (*bench.Target, error) { return bench.StartLocal() }
 	desc := "a new in-process server for every run"
 	if spawn {
@@ -91,10 +118,12 @@ func runSuite(ctx context.Context, target string, spawn, fresh bool, names []str
 		desc = "a new server process for every run"
 	}
 	switch {
-	case target != "" && fresh:
-		return nil, errors.New("--fresh starts its own servers: use it with --spawn or without --target")
-	case target != "":
-		return bench.Run(ctx, bench.Remote(target), names, o)
+	case len(urls) > 0 && fresh:
+		return nil, errors.New("--fresh starts its own servers: use it with --spawn or without --target and --targets")
+	case len(urls) > 0:
+		t := bench.Remote(urls[0], urls[1:]...)
+		defer t.Close()
+		return bench.Run(ctx, t, names, o)
 	case fresh:
 		return bench.RunFresh(ctx, desc, start, names, o)
 	}
