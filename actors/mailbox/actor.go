@@ -24,7 +24,17 @@ type Deps struct {
 	// Listening, shared with the Outlet, is kept up to date with which mailboxes
 	// have subscribers (nil: the Outlet tells every mailbox of every commit).
 	Listening *Listening
+	// Watch makes the node send Remote to the tenant's mailbox on every doorbell of
+	// another node's commit and on every periodic check, until stop is called
+	// (transport/bus; nil on a single node).
+	Watch func(tenant string) (stop func())
 }
+
+// Remote says another node committed events of the tenant up to Seq (0: a periodic
+// check, look at the log). The mailbox pushes what its subscribers have not had from
+// the log, in sequence order: a commit's sequence number is assigned in its
+// transaction, so everything up to the newest committed number is in the log.
+type Remote struct{ Seq uint64 }
 
 // Committed tells a tenant's mailbox that these events (with their sequence numbers)
 // are durable. Messages from different pages may arrive out of sequence order; the
@@ -49,12 +59,13 @@ type Ack struct{ Ref string }
 // Actor is one tenant's mailbox. pushed is the highest sequence number handed to live
 // subscribers (or known committed while nobody listened); it only grows.
 type Actor struct {
-	tenant string
-	deps   *Deps
-	pushed uint64
-	loaded bool
-	subs   map[page.Subscriber]struct{}
-	idle   *registry.Idle
+	tenant  string
+	deps    *Deps
+	pushed  uint64
+	loaded  bool
+	unwatch func() // stops hearing of other nodes' commits (Remote)
+	subs    map[page.Subscriber]struct{}
+	idle    *registry.Idle
 }
 
 // NewProducer makes mailbox actors (one per tenant id) for a registry.
@@ -73,6 +84,14 @@ func (a *Actor) closeSubscribers() {
 	}
 	clear(a.subs)
 	a.deps.Listening.set(a.tenant, false)
+	a.stopWatching()
+}
+
+func (a *Actor) stopWatching() {
+	if a.unwatch != nil {
+		a.unwatch()
+		a.unwatch = nil
+	}
 }
 
 // errInternal answers a request whose handling panicked.
@@ -121,6 +140,8 @@ func (a *Actor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *Committed:
 		a.committed(m.Events)
+	case *Remote:
+		a.remote(m.Seq)
 	case *Subscribe:
 		if m.Sub != nil && a.idle.Leaving() {
 			a.reply(ctx, registry.ErrRetry) // see page.Subscribe: the successor takes it
@@ -192,11 +213,38 @@ func (a *Actor) committed(events []page.Event) {
 		}
 		return
 	}
+	a.catchUp(newest)
+}
+
+// remote catches the subscribers up with the log after another node's commit.
+func (a *Actor) remote(seq uint64) {
+	if len(a.subs) == 0 || (seq != 0 && seq <= a.pushed) {
+		return
+	}
+	if seq == 0 {
+		last, err := Last(a.deps.Store, a.tenant)
+		if err != nil {
+			a.logRead(err)
+			return
+		}
+		seq = last
+	}
+	a.catchUp(seq)
+}
+
+func (a *Actor) logRead(err error) {
+	if a.deps.Log != nil {
+		a.deps.Log.Error("mailbox: read log", slog.String("tenant", a.tenant), slog.Any("err", err))
+	}
+}
+
+// catchUp pushes the events after pushed up to newest from the log, in order.
+func (a *Actor) catchUp(newest uint64) {
 	for a.pushed < newest {
 		chunk, err := Read(a.deps.Store, a.tenant, a.pushed, newest, 512)
 		if err != nil || len(chunk) == 0 {
-			if err != nil && a.deps.Log != nil {
-				a.deps.Log.Error("mailbox: read log", slog.String("tenant", a.tenant), slog.Any("err", err))
+			if err != nil {
+				a.logRead(err)
 			}
 			a.pushed = newest // retention removed them: subscribers resync on reconnect
 			return
@@ -215,11 +263,15 @@ func (a *Actor) subscribe(sub page.Subscriber) error {
 	if len(a.subs) == 0 {
 		if sub != nil {
 			a.deps.Listening.set(a.tenant, true)
+			if a.deps.Watch != nil && a.unwatch == nil { // before the read below, as Listening
+				a.unwatch = a.deps.Watch(a.tenant)
+			}
 		}
 		last, err := Last(a.deps.Store, a.tenant)
 		if err != nil {
 			if sub != nil {
 				a.deps.Listening.set(a.tenant, false)
+				a.stopWatching()
 			}
 			return fmt.Errorf("mailbox: load %s: %w", a.tenant, err)
 		}
@@ -236,6 +288,7 @@ func (a *Actor) unsubscribe(sub page.Subscriber) {
 	delete(a.subs, sub)
 	if len(a.subs) == 0 {
 		a.deps.Listening.set(a.tenant, false)
+		a.stopWatching()
 	}
 }
 

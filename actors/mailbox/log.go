@@ -406,6 +406,21 @@ func PageAfter(store *persistence.Store, tenant, pageID string, after uint64, li
 	return out, err
 }
 
+// PageLast is the sequence number of the page's newest retained event (0: none): where
+// a node that starts streaming the page begins hearing of other nodes' commits.
+func PageLast(store *persistence.Store, tenant, pageID string) (uint64, error) {
+	var last uint64
+	err := store.View(func(tx *persistence.Tx) error {
+		prefix := append(persistence.Key([]byte(tenant), []byte(pageID)), 0)
+		tx.Scan(bucketByPage, prefix, true, func(k, _ []byte) bool {
+			last = seqOf(k)
+			return false
+		})
+		return nil
+	})
+	return last, err
+}
+
 // resolve finds the sequence number of an event reference: the decimal stream id or
 // the event's eventId. ok is false when tenant has no such retained event.
 func resolve(tx *persistence.Tx, tenant, ref string) (uint64, bool) {

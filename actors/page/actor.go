@@ -27,7 +27,10 @@ type Deps struct {
 	IdleDone time.Duration
 	// Outlets consume the events of every committed change (see Outlet).
 	Outlets []Outlet
-	Log     *slog.Logger
+	// Peers tells of commits on other nodes sharing the store (remote.go); nil on a
+	// single node.
+	Peers Peers
+	Log   *slog.Logger
 	// Files are the upload limits (zero: DefaultFileLimits).
 	Files FileLimits
 }
@@ -54,8 +57,12 @@ type Actor struct {
 	page   *Page  // committed state; nil when the page does not exist (yet)
 	rev    uint64 // the stored revision page was read or committed at (store.go)
 	loaded bool
-	idle   *registry.Idle
-	subs   subscribers // live stream clients (subscribers.go)
+	// sent is the newest event sequence number handed to subscribers or known
+	// committed; unwatch stops hearing of other nodes' commits (remote.go).
+	sent    uint64
+	unwatch func()
+	idle    *registry.Idle
+	subs    subscribers // live stream clients (subscribers.go)
 }
 
 // NewProducer makes page actors for a registry.
@@ -95,16 +102,19 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *actor.Stopping:
 		a.idle.Stop()
 		a.subs.closeAll()
+		a.stopWatching()
 		return
 	case *actor.Restarting:
 		// The supervisor replaces this incarnation with a fresh one from stored
 		// state; its subscribers would never hear from it again.
 		a.subs.closeAll()
+		a.stopWatching()
 		return
 	case *actor.Stopped:
 		return
 	}
 	a.reply(ctx, a.decide(ctx.Message()))
+	a.watchPeers()
 	a.idle.SetPeriod(a.idlePeriod())
 }
 
@@ -187,8 +197,9 @@ func (a *Actor) ensureLoaded() error {
 	}
 	prev := a.page
 	a.page, a.rev, a.loaded = p, rev, true
-	if prev != nil && p != nil {
-		a.recheckChanged(prev, p) // reloaded after a commit elsewhere
+	if prev != nil && p != nil { // reloaded after a commit elsewhere
+		a.recheckChanged(prev, p)
+		a.catchUp()
 	}
 	return nil
 }

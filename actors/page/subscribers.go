@@ -216,16 +216,26 @@ func (a *Actor) recheck(reason string) {
 // encoded once, then offered to every subscriber without blocking; one that refuses
 // is dropped at once, so a slow client never delays the page or anyone else.
 func (a *Actor) fanout(events []Event) {
+	for i := range events {
+		a.sent = max(a.sent, events[i].Seq)
+	}
 	if !a.subs.live() {
 		return
 	}
-	var dropped []Subscriber
+	frames := make([]*frame.Frame, 0, len(events))
 	for i := range events {
-		e := &events[i]
-		if !PublicEvent(e.Type) {
-			continue
+		if PublicEvent(events[i].Type) {
+			frames = append(frames, PublicFrameOf(&events[i]))
 		}
-		f := PublicFrameOf(e)
+	}
+	a.fanoutFrames(frames)
+}
+
+// fanoutFrames offers public event frames, in order, to the live subscribers (comment
+// subscribers get comment frames only).
+func (a *Actor) fanoutFrames(frames []*frame.Frame) {
+	var dropped []Subscriber
+	for _, f := range frames {
 		for _, s := range a.subs.list {
 			if s.comments && !f.Comment {
 				continue

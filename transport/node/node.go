@@ -23,6 +23,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
+	"folio/transport/bus"
 	"folio/transport/httpapi"
 	foliomcp "folio/transport/mcp"
 	"folio/transport/web"
@@ -80,6 +81,9 @@ type Config struct {
 	LinksPerEmail   int           // sign-in mails per address per 15 minutes (5)
 	LinksPerClient  int           // sign-in mails per client address per 15 minutes (20)
 	ClaimsPerClient int           // claim attempts per client address, and per person, per 15 minutes (10)
+
+	// Cluster: how nodes sharing one store hear of each other's commits (cluster.go).
+	Bus bus.Config // --nats, --nats-listen, --nats-routes
 
 	// Real-time: streams, agent mailbox, comments, files, views (realtime.go).
 	Keepalive         time.Duration // SSE `: keepalive` and WebSocket ping interval (30 s; --keepalive)
@@ -169,6 +173,7 @@ type Node struct {
 	Registry *prometheus.Registry
 
 	areas     []area
+	bus       *bus.Bus // nil on a store of the node's own (cluster.go)
 	stop      chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -206,6 +211,11 @@ func Open(cfg Config) (*Node, error) {
 		}
 	})
 	n := &Node{Config: cfg, Store: store, System: system, Registry: reg, stop: make(chan struct{})}
+	if err := n.openBus(); err != nil {
+		system.Shutdown()
+		_ = store.Close()
+		return nil, err
+	}
 	n.Keys = tenant.NewKeyring(store, cfg.Now)
 	n.People = people.NewDirectory(store, cfg.Now, people.Lifetimes{Session: cfg.SessionTTL, Link: cfg.LinkTTL})
 	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
@@ -217,12 +227,15 @@ func Open(cfg Config) (*Node, error) {
 	// message, which cannot arrive before the API exists).
 	rt, err := n.realtimeArea(pageDeps)
 	if err != nil {
+		if n.bus != nil {
+			n.bus.Close()
+		}
 		system.Shutdown()
 		_ = store.Close()
 		return nil, err
 	}
 	delivery, mailer := n.deliveryArea(pageDeps)
-	n.areas = []area{rt, delivery, n.contentArea(pageDeps), n.tenancyArea(pageDeps), n.signinArea(mailer)}
+	n.areas = []area{rt, delivery, n.contentArea(pageDeps), n.tenancyArea(pageDeps), n.signinArea(mailer), n.clusterArea(pageDeps)}
 	for _, a := range n.areas {
 		pageDeps.Outlets = append(pageDeps.Outlets, a.outlets...)
 	}

@@ -11,6 +11,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
+	"folio/transport/bus"
 	"folio/transport/httpapi"
 	"folio/transport/stream"
 )
@@ -41,6 +42,9 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 	listening := mailbox.NewListening()
 	md := &mailbox.Deps{Store: n.Store, Now: cfg.Now, Retention: retention, Idle: cfg.IdleAfter, Log: cfg.Log, Listening: listening}
 	mailboxes := registry.Start(n.System, "mailboxes", mailbox.NewProducer(md), registry.Options{Timeout: 10 * time.Second})
+	if n.bus != nil { // other nodes' commits of the tenant (cluster.go)
+		md.Watch = bus.WatchTenant(n.bus, mailboxes)
+	}
 	hub := stream.NewHub(stream.Options{Keepalive: cfg.Keepalive})
 	n.Registry.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_stream_subscribers", Help: "Open stream connections by transport.", ConstLabels: prometheus.Labels{"transport": "sse"}},
