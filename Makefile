@@ -10,11 +10,17 @@ STATICCHECK_VERSION ?= v0.8.2
 ERRCHECK_VERSION    ?= v1.10.0
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet lint fmt bench bench-go
+.PHONY: run test build vet lint fmt bench bench-go cluster
 
 ## run: start the server with embedded bbolt under ./data (nothing else to set up)
 run:
 	$(GO) run ./cmd/folio serve $(if $(ADDR),--addr $(ADDR)) $(if $(DATA),--data $(DATA))
+
+## cluster: a local cluster to try: PostgreSQL in ./data/cluster/pg (kept between runs; Debian's
+## postgresql package), then NODES (3) folio nodes sharing it on 127.0.0.1:8081…; Ctrl-C stops it (docs/cluster.md)
+NODES   ?=
+cluster: build
+	./folio cluster $(if $(NODES),--nodes $(NODES))
 
 ## test: gofmt, go vet, staticcheck and errcheck, then every test with the race detector,
 ## then the domain and API suites again on PostgreSQL (a server the tests start: pgtest)

@@ -24,8 +24,10 @@ func main() {
 		err = runAdmin(args, os.Stdout)
 	case "mcp":
 		err = runMCP(args)
+	case "cluster":
+		err = runCluster(args, os.Stdout)
 	case "help":
-		fmt.Println("usage: folio [serve|bench|admin|mcp] [flags]   (folio serve -h, folio bench -h, folio mcp -h list the flags; folio admin help)")
+		fmt.Println("usage: folio [serve|bench|admin|mcp|cluster] [flags]   (folio serve -h, folio bench -h, folio mcp -h, folio cluster -h list the flags; folio admin help)")
 	default:
 		err = fmt.Errorf("unknown command %q (try: folio serve)", cmd)
 	}
