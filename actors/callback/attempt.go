@@ -135,7 +135,7 @@ func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 // cannot, it returns when to look again (nil: never).
 func (d *Dispatcher) lease(rec *Delivery, manual bool) (*time.Time, bool) {
 	now := d.cfg.Clock.Now()
-	held, later, err := claim(d.cfg.Store, rec.ID, d.node, manual, now, now.Add(d.cfg.Timeout+leaseMargin))
+	held, later, err := claim(d.cfg.Store, rec.ID, d.node, manual, now, now.Add(d.leaseFor()))
 	if err != nil {
 		d.cfg.Log.Error("callback: claiming a delivery failed", slog.String("delivery", rec.ID), slog.Any("err", err))
 		t := now.Add(d.cfg.Sweep)

@@ -25,9 +25,9 @@ import (
 // interface both engines keep. On a node's own store (bbolt) no lease is written.
 const bucketLeases = "delivery_leases" // deliveryId -> until(8) node id
 
-// leaseMargin is how much longer than one attempt's timeout a lease lasts, so an
-// attempt that is still running is never taken over.
-const leaseMargin = 15 * time.Second
+// leaseFor is how long a lease lasts: twice an attempt's timeout, so an attempt
+// still running (bounded by the timeout) and its recording are never taken over.
+func (d *Dispatcher) leaseFor() time.Duration { return 2 * d.cfg.Timeout }
 
 // newNodeID names this dispatcher's leases (random per process start: a restarted
 // node does not own the leases of its previous life).

@@ -61,6 +61,7 @@ func serve(args []string) error {
 	fs.StringVar(&c.DefaultPlan, "default-plan", env("FOLIO_DEFAULT_PLAN", "free"), "plan of new tenants: free, pro, enterprise (FOLIO_DEFAULT_PLAN)")
 	fs.DurationVar(&c.DefaultTTL, "default-ttl", envDuration("FOLIO_DEFAULT_TTL", 7*24*time.Hour), "default page lifetime (FOLIO_DEFAULT_TTL)")
 	fs.BoolVar(&c.AllowPrivateCallbacks, "allow-private-callbacks", envBool("FOLIO_ALLOW_PRIVATE_CALLBACKS", false), "allow callbacks to private and loopback addresses (FOLIO_ALLOW_PRIVATE_CALLBACKS)")
+	fs.DurationVar(&c.CallbackTimeout, "callback-timeout", envDuration("FOLIO_CALLBACK_TIMEOUT", 30*time.Second), "how long one callback attempt may take; on a shared --store another node takes over a delivery whose node died mid-attempt after twice this (FOLIO_CALLBACK_TIMEOUT)")
 	fs.StringVar(&c.SMTPAddr, "smtp-addr", env("FOLIO_SMTP_ADDR", ""), "SMTP server host:port for e-mail notifications; empty: log them and write <data>/outbox/mail (FOLIO_SMTP_ADDR)")
 	fs.StringVar(&c.SMTPFrom, "smtp-from", env("FOLIO_SMTP_FROM", "Folio <folio@localhost>"), "From address of e-mail notifications (FOLIO_SMTP_FROM)")
 	fs.StringVar(&c.SMTPUser, "smtp-user", env("FOLIO_SMTP_USER", ""), "SMTP user name; AUTH PLAIN when set (FOLIO_SMTP_USER)")
