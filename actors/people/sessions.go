@@ -35,7 +35,8 @@ func (d *Directory) Session(token string) (s Session, extended, ok bool) {
 	d.mu.RLock()
 	s, ok = d.sessions[string(h)]
 	d.mu.RUnlock()
-	if !ok {
+	if !ok || d.store.Shared() { // another node may have ended it: ask the store
+		ok = false
 		_ = d.store.View(func(tx *persistence.Tx) error {
 			s, ok = getJSON[Session](tx, bucketSessions, h)
 			return nil
@@ -83,6 +84,12 @@ func (d *Directory) EndSession(token string) (Session, bool) {
 	if err != nil || !ok {
 		return Session{}, false
 	}
+	d.forgetEnded(h, s)
+	return s, true
+}
+
+// forgetEnded forgets the ended session s (token hash h) and ends what it opened.
+func (d *Directory) forgetEnded(h []byte, s Session) {
 	d.mu.Lock()
 	delete(d.sessions, string(h))
 	d.ended[s.ID] = s.ExpiresAt // before the watchers are taken: see OnEnd
@@ -94,7 +101,46 @@ func (d *Directory) EndSession(token string) (Session, bool) {
 	for fn := range fns {
 		(*fn)()
 	}
-	return s, true
+}
+
+// Recheck, on a store other nodes share, ends what was opened with a session that
+// another node ended or that expired (OnEnd): the sessions watched here are looked
+// up again. New requests never need it (on a shared store Session always reads the
+// store); open streams do. Run it periodically.
+func (d *Directory) Recheck() {
+	d.watchMu.Lock()
+	watched := make(map[string]bool, len(d.watchers))
+	for id := range d.watchers {
+		watched[id] = true
+	}
+	d.watchMu.Unlock()
+	if len(watched) == 0 {
+		return
+	}
+	check := map[string]Session{}
+	d.mu.RLock()
+	for h, s := range d.sessions {
+		if watched[s.ID] {
+			check[h] = s
+		}
+	}
+	d.mu.RUnlock()
+	now := d.now()
+	ended := map[string]Session{}
+	err := d.store.View(func(tx *persistence.Tx) error {
+		for h, s := range check {
+			if cur, ok := getJSON[Session](tx, bucketSessions, []byte(h)); !ok || !now.Before(cur.ExpiresAt) {
+				ended[h] = s
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return // the store is unreachable: the next check tries again
+	}
+	for h, s := range ended {
+		d.forgetEnded([]byte(h), s)
+	}
 }
 
 // OnEnd runs fn (which must not block) once, when the session sessionID ends, or

@@ -44,7 +44,8 @@ func (r *Keyring) Authenticate(key string) (Principal, bool) {
 	r.mu.RLock()
 	k, ok := r.known[string(lookup)]
 	r.mu.RUnlock()
-	if !ok {
+	if !ok || r.store.Shared() { // another node may have deleted it: ask the store
+		ok = false
 		var stored []byte
 		_ = r.store.View(func(tx *persistence.Tx) error {
 			stored = tx.Get(bucketKeys, lookup)
@@ -82,6 +83,46 @@ func (r *Keyring) Forget(lookup []byte, keyID string) {
 	r.watchMu.Unlock()
 	for fn := range fns {
 		(*fn)()
+	}
+}
+
+// Recheck, on a store other nodes share, ends what was opened with a key another
+// node deleted (OnRevoke): the keys watched here are looked up again, and those
+// gone are forgotten as if deleted here. New requests never need it (on a shared
+// store Authenticate always reads the store); open streams do. Run it periodically.
+func (r *Keyring) Recheck() {
+	r.watchMu.Lock()
+	watched := make(map[string]bool, len(r.watchers))
+	for id := range r.watchers {
+		watched[id] = true
+	}
+	r.watchMu.Unlock()
+	if len(watched) == 0 {
+		return
+	}
+	type gone struct{ lookup, id string }
+	var check []gone
+	r.mu.RLock()
+	for lookup, k := range r.known {
+		if watched[k.ID] {
+			check = append(check, gone{lookup, k.ID})
+		}
+	}
+	r.mu.RUnlock()
+	var deleted []gone
+	err := r.store.View(func(tx *persistence.Tx) error {
+		for _, g := range check {
+			if tx.Get(bucketKeys, []byte(g.lookup)) == nil {
+				deleted = append(deleted, g)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return // the store is unreachable: the next check tries again
+	}
+	for _, g := range deleted {
+		r.Forget([]byte(g.lookup), g.id)
 	}
 }
 

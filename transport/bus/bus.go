@@ -219,6 +219,9 @@ func (b *Bus) checkLoop() {
 	}
 }
 
+// Check is the period of the periodic check.
+func (b *Bus) Check() time.Duration { return b.check }
+
 // Peers is how many other servers the embedded server is routed to (-1 with an
 // external cluster or none): a cluster's health at a glance.
 func (b *Bus) Peers() int {

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/transport/bus"
 )
 
@@ -42,5 +43,10 @@ func (n *Node) clusterArea(pd *page.Deps) area {
 	n.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_cluster_peers",
 		Help: "Other nodes whose NATS servers this node's embedded server is routed to (-1: an external NATS cluster, or none)."},
 		func() float64 { return float64(b.Peers()) }))
-	return area{outlets: []page.Outlet{bus.Outlet{Bus: n.bus}}, close: n.bus.Close}
+	// Credentials other nodes revoke end the streams they opened here within a
+	// check (new requests read the store: tenant.Keyring, people.Directory).
+	recheck := func(stop <-chan struct{}) {
+		registry.Every(b.Check(), stop, func() { n.Keys.Recheck(); n.People.Recheck() })
+	}
+	return area{outlets: []page.Outlet{bus.Outlet{Bus: n.bus}}, run: recheck, close: n.bus.Close}
 }
