@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,6 +46,9 @@ var migrations = []string{
 	 CREATE TABLE seq (bucket text PRIMARY KEY, value bigint NOT NULL)`,
 }
 
+// pgIdleInTx bounds how long a transaction may sit idle on its connection.
+const pgIdleInTx = 3 * time.Second
+
 // pgMigrateLock is the advisory lock the migrations are run under.
 const pgMigrateLock = 0x466f6c696f // "Folio"
 
@@ -55,6 +59,13 @@ func openPostgres(url string) (*pgEngine, error) {
 	}
 	if cfg.MaxConns < 8 {
 		cfg.MaxConns = 8
+	}
+	// A node that stalls (a pause, SIGSTOP) inside a transaction must not hold its
+	// row locks, such as a tenant's chain head, for as long as it stalls: the
+	// database ends such a transaction after pgIdleInTx, and the stalled node's
+	// commit fails (it acknowledged nothing). Set in the URL to change it.
+	if _, set := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
+		cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.Itoa(int(pgIdleInTx / time.Millisecond))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
 	defer cancel()

@@ -343,7 +343,10 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 	if err := b.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	type outcome struct{ page, status int }
+	type outcome struct {
+		page, status, node int
+		body               map[string]any
+	}
 	results := make(chan outcome, len(race)*6)
 	var racers sync.WaitGroup
 	for p := range race {
@@ -351,8 +354,8 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 			racers.Add(1)
 			go func(p, r int) {
 				defer racers.Done()
-				st, _, _ := []*proc{a, b}[r%2].call("POST", "/v1/pages/"+race[p]+"/actions/"+[]string{"approve", "reject"}[r/2%2], key, nil)
-				results <- outcome{p, st}
+				st, body, _ := []*proc{a, b}[r%2].call("POST", "/v1/pages/"+race[p]+"/actions/"+[]string{"approve", "reject"}[r/2%2], key, nil)
+				results <- outcome{p, st, r % 2, body}
 			}(p, r)
 		}
 	}
@@ -369,7 +372,7 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 			wins[o.page]++
 		case 409:
 		default:
-			t.Errorf("page %d: a racer got %d", o.page, o.status)
+			t.Errorf("page %d: a racer on node %d got %d %v", o.page, o.node, o.status, o.body)
 		}
 	}
 	for p, w := range wins {
