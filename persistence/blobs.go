@@ -63,6 +63,10 @@ func (s *Store) Secret(name string) ([]byte, error) {
 	return out, err
 }
 
+// staleUpload is the age past which a temporary upload file is a crash's leftover:
+// longer than any upload may take (transfers are cut at 10 minutes).
+const staleUpload = time.Hour
+
 // OpenBlobs opens (creating) <dir>/blobs and its signing secret.
 func OpenBlobs(store *Store, dir string) (*Blobs, error) {
 	root := filepath.Join(dir, "blobs")
@@ -73,10 +77,14 @@ func OpenBlobs(store *Store, dir string) (*Blobs, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Leftovers of uploads interrupted by a crash are never visible; clear them.
+	// Leftovers of uploads interrupted by a crash are never visible; clear them. The
+	// directory may be shared by several nodes (docs/cluster.md), so only files
+	// older than any upload in flight could be are removed.
 	if entries, err := os.ReadDir(filepath.Join(root, "tmp")); err == nil {
 		for _, e := range entries {
-			_ = os.Remove(filepath.Join(root, "tmp", e.Name()))
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleUpload {
+				_ = os.Remove(filepath.Join(root, "tmp", e.Name()))
+			}
 		}
 	}
 	return &Blobs{dir: root, secret: secret}, nil

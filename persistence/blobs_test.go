@@ -168,3 +168,27 @@ func flipLast(s string) string {
 	}
 	return s[:len(s)-1] + "0"
 }
+
+// TestOpeningClearsOnlyStaleUploads: several nodes may share the blob directory, so
+// a node starting clears the temporary files of uploads a crash left behind (older
+// than any upload may take) and leaves those of uploads in flight elsewhere.
+func TestOpeningClearsOnlyStaleUploads(t *testing.T) {
+	_, s, dir := openBlobs(t)
+	tmp := filepath.Join(dir, "blobs", "tmp")
+	for _, name := range []string{"crashed", "in-flight"} {
+		if err := os.WriteFile(filepath.Join(tmp, name), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * staleUpload)
+	if err := os.Chtimes(filepath.Join(tmp, "crashed"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenBlobs(s, dir); err != nil { // another node starting on the same directory
+		t.Fatal(err)
+	}
+	left, _ := os.ReadDir(tmp)
+	if len(left) != 1 || left[0].Name() != "in-flight" {
+		t.Fatalf("after a node started: %v, want only the upload in flight", left)
+	}
+}
