@@ -41,6 +41,24 @@ func TestScenariosRunAndCheck(t *testing.T) {
 	}
 }
 
+// TestPublishSpreadsOverTenants: --tenants N publishes for N tenants, and the check
+// counts every tenant's pages.
+func TestPublishSpreadsOverTenants(t *testing.T) {
+	tg, err := StartLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	rep, err := Run(context.Background(), tg, []string{"publish"}, Options{Concurrency: 4, Count: 30, Tenants: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Results[0]
+	if !rep.Passed() || r.Operations != 30 || !strings.Contains(r.Checks[0].Detail, "over 3 tenants") {
+		t.Fatalf("publish over 3 tenants: %+v", r)
+	}
+}
+
 // A receiver that verifies with the wrong secret must make the callbacks check fail.
 func TestCallbacksCheckFailsWithABrokenReceiver(t *testing.T) {
 	tg, err := StartLocal()

@@ -10,6 +10,7 @@ type Options struct {
 	Rate         float64       // events per second (fanout, agent-stream)
 	Subscribers  int           // fanout viewers
 	PayloadBytes int           // extra text per published page
+	Tenants      int           // publishing tenants (publish): 1 is one hot tenant
 	Transport    string        // "sse" or "ws"
 	Racers       int           // parallel executions per page (act)
 	Repeat       int           // runs of each scenario; the report gives their medians (default 1)
@@ -40,5 +41,8 @@ func (o *Options) defaults() {
 	}
 	if o.Repeat <= 0 {
 		o.Repeat = 1
+	}
+	if o.Tenants <= 0 {
+		o.Tenants = 1
 	}
 }

@@ -26,12 +26,16 @@ func pageBody(i, payload int) []byte {
 }
 
 // publishScenario: agents publish pages at a concurrency, publish i through node
-// i mod N. Check: every acknowledged page is listed afterwards, through the first
-// node (nothing acknowledged is missing).
+// i mod N, for tenant i mod Tenants. Check: every acknowledged page is listed
+// afterwards, through the first node (nothing acknowledged is missing).
 func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
-	key, err := t.Register(ctx, "bench-publisher")
-	if err != nil {
-		return nil, err
+	keys := make([]string, o.Tenants)
+	for i := range keys {
+		key, err := t.Register(ctx, fmt.Sprintf("bench-publisher-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		keys[i] = key
 	}
 	rec := NewRecorder()
 	var mu sync.Mutex
@@ -40,7 +44,7 @@ func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error)
 		var out struct {
 			PageID string `json:"pageId"`
 		}
-		st, err := t.On(i).Call(ctx, "POST", "/v1/publish", key, pageBody(i, o.PayloadBytes), &out)
+		st, err := t.On(i).Call(ctx, "POST", "/v1/publish", keys[i%len(keys)], pageBody(i, o.PayloadBytes), &out)
 		if err != nil || st != 201 {
 			return statusCode(st, err)
 		}
@@ -51,14 +55,24 @@ func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error)
 	})
 	n, lat, errs := rec.Summary()
 	res := &Result{Scenario: "publish", Operations: n, Seconds: elapsed.Seconds(), Unit: "pages/s", Latency: lat, Errors: errs,
-		Params: map[string]any{"concurrency": o.Concurrency, "payload_bytes": o.PayloadBytes}}
-	var list struct {
-		Total int `json:"total"`
+		Params: map[string]any{"concurrency": o.Concurrency, "payload_bytes": o.PayloadBytes, "tenants": o.Tenants}}
+	listed, listErr := 0, error(nil)
+	for _, key := range keys {
+		var list struct {
+			Total int `json:"total"`
+		}
+		st, err := t.Call(context.Background(), "GET", "/v1/pages?limit=1", key, nil, &list)
+		if err == nil && st != 200 {
+			err = fmt.Errorf("status %d", st)
+		}
+		if err != nil {
+			listErr = err
+		}
+		listed += list.Total
 	}
-	st, err := t.Call(context.Background(), "GET", "/v1/pages?limit=1", key, nil, &list)
 	// Every acknowledged page is stored; requests cut off by the end of the run may
 	// have been stored without their answer arriving, at most one per client.
-	res.check("acknowledged pages stored", err == nil && st == 200 && list.Total >= acked && list.Total <= acked+o.Concurrency,
-		"%d acknowledged, %d listed (at most %d more may have been cut off unanswered)", acked, list.Total, o.Concurrency)
+	res.check("acknowledged pages stored", listErr == nil && listed >= acked && listed <= acked+o.Concurrency,
+		"%d acknowledged, %d listed over %d tenants (at most %d more may have been cut off unanswered)", acked, listed, len(keys), o.Concurrency)
 	return res, nil
 }

@@ -31,6 +31,7 @@ func runBench(args []string) error {
 	fs.Float64Var(&o.Rate, "rate", 5, "events per second (fanout, agent-stream)")
 	fs.IntVar(&o.Subscribers, "subscribers", 1000, "viewers (fanout)")
 	fs.IntVar(&o.PayloadBytes, "payload", 0, "extra bytes of text per published page")
+	fs.IntVar(&o.Tenants, "tenants", 1, "publishing tenants (publish): publish i is tenant i mod N's; 1 is a single hot tenant")
 	fs.StringVar(&o.Transport, "transport", "sse", "sse or ws (fanout, agent-stream, mixed)")
 	fs.IntVar(&o.Racers, "racers", 8, "parallel executions per page (act)")
 	fs.IntVar(&o.Repeat, "repeat", 1, "runs of each scenario; figures reported are the medians of the runs (each run listed in the JSON)")
