@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/persistence/pgtest"
 	"folio/transport/node/nodetest"
 )
 
@@ -26,7 +26,7 @@ import (
 // then one SIGINT stops the nodes, then PostgreSQL, and no process of the cluster
 // (node, postmaster or backend) is left.
 func TestClusterServesOnePageFromEveryNodeAndLeavesNoProcess(t *testing.T) {
-	dir := reachableTempDir(t)
+	dir := pgtest.ReachableTempDir(t)
 	// The nodes on the first two ports, PostgreSQL on the third, the nodes' NATS
 	// routes on the last two: a port the kernel hands out for :0 could otherwise be
 	// a node's.
@@ -155,19 +155,6 @@ func TestClusterServesOnePageFromEveryNodeAndLeavesNoProcess(t *testing.T) {
 	if i, j := strings.LastIndex(log, "stopped cleanly"), strings.Index(log, "cluster | stopping PostgreSQL"); j < 0 || i > j {
 		t.Errorf("PostgreSQL stopped before the nodes:\n%s", log)
 	}
-}
-
-// reachableTempDir is a temporary directory the postgres user can walk into (the
-// testing package makes them 0700, and PostgreSQL runs as postgres under root).
-func reachableTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, d := range []string{dir, filepath.Dir(dir)} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // consecutiveFreePorts is the first of n loopback ports nothing listened on a

@@ -87,3 +87,17 @@ func removeStale() {
 		}
 	}
 }
+
+// ReachableTempDir is a temporary directory the postgres user can walk into, for a
+// PostgreSQL data directory a test starts itself (the testing package makes them
+// 0700, and PostgreSQL runs as postgres under root).
+func ReachableTempDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
