@@ -83,7 +83,9 @@ func Open(cfg Config) (*Bus, error) {
 			if err != nil {
 				cfg.Log.Warn("bus: disconnected from NATS; the periodic check keeps streams current", slog.Any("err", err))
 			}
-		})}
+		}),
+		// Doorbells rung while this node was away are lost: look at the store at once.
+		nats.ReconnectHandler(func(*nats.Conn) { go b.ringAll() })}
 	var err error
 	if cfg.URL != "" {
 		b.nc, err = nats.Connect(cfg.URL, opts...)
@@ -206,16 +208,21 @@ func (b *Bus) checkLoop() {
 		case <-b.done:
 			return
 		case <-t.C:
-			b.mu.Lock()
-			rings := make([]func(uint64), 0, len(b.watches))
-			for _, w := range b.watches {
-				rings = append(rings, w.ring)
-			}
-			b.mu.Unlock()
-			for _, r := range rings {
-				r(0)
-			}
+			b.ringAll()
 		}
+	}
+}
+
+// ringAll rings every watched subject with 0: look at the store.
+func (b *Bus) ringAll() {
+	b.mu.Lock()
+	rings := make([]func(uint64), 0, len(b.watches))
+	for _, w := range b.watches {
+		rings = append(rings, w.ring)
+	}
+	b.mu.Unlock()
+	for _, r := range rings {
+		r(0)
 	}
 }
 
