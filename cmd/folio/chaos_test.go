@@ -388,3 +388,63 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 		}
 	}
 }
+
+// TestANodeDyingBetweenCommitAndDoorbell: node A commits a block and dies before its
+// NATS doorbell (the fault FOLIO_TEST_FAULT=die-before-doorbell kills it right
+// there). The write is in the store, unacknowledged; the viewer on node B gets its
+// event anyway, once, from the store, within the periodic check.
+func TestANodeDyingBetweenCommitAndDoorbell(t *testing.T) {
+	store, files := pgtest.URL(t), t.TempDir()
+	natsA, natsB := freeAddr(t), freeAddr(t)
+	common := []string{"--store", store, "--peer-check", "500ms", "--enforce-limits=false"}
+	b := start(t, files, freeAddr(t), append(common, "--nats-listen", natsB, "--nats-routes", "nats://"+natsA)...)
+	a := startEnv(t, []string{"FOLIO_TEST_FAULT=die-before-doorbell"}, files, freeAddr(t), append(common, "--nats-listen", natsA, "--nats-routes", "nats://"+natsB)...)
+	for _, p := range []*proc{a, b} {
+		waitUntil(t, 30*time.Second, p.base+" routed", func() bool { return nodetest.Metric(t, p.base, "folio_cluster_peers") == 1 })
+	}
+	_, reg, err := b.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "doomed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := reg["apiKey"].(string)
+	_, pub, _ := b.call("POST", "/v1/publish", key, publishBody(1))
+	id := pub["pageId"].(string)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	viewer := streamIDs(ctx, t, b.base, id, key)
+
+	st, _, err := a.call("PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{map[string]any{"type": "text", "data": map[string]any{"content": "last words"}}}})
+	if err == nil {
+		t.Fatalf("node A answered %d: the fault did not fire", st)
+	}
+	if err := a.cmd.Wait(); err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("node A ended with %v, want killed", err)
+	}
+	got := 0
+	deadline := time.After(10 * time.Second)
+	for got == 0 {
+		select {
+		case ev := <-viewer:
+			if ev[1] == "blocks.appended" {
+				got++
+			}
+		case <-deadline:
+			t.Fatal("the viewer on B never got the event A committed before dying")
+		}
+	}
+	quiet := time.After(1500 * time.Millisecond) // three checks: the event must not come again
+	for {
+		select {
+		case ev := <-viewer:
+			if ev[1] == "blocks.appended" {
+				t.Fatalf("the event came twice")
+			}
+		case <-quiet:
+			_, page, _ := b.call("GET", "/v1/pages/"+id, key, nil)
+			if n := len(page["blocks"].([]any)); n != 2 {
+				t.Fatalf("the page through B has %d blocks, want 2 (the unacknowledged write is committed)", n)
+			}
+			return
+		}
+	}
+}

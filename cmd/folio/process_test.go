@@ -66,7 +66,14 @@ func freeAddr(t *testing.T) string {
 
 func start(t *testing.T, dataDir, addr string, extra ...string) *proc {
 	t.Helper()
+	return startEnv(t, nil, dataDir, addr, extra...)
+}
+
+// startEnv is start with extra environment variables (KEY=value).
+func startEnv(t *testing.T, env []string, dataDir, addr string, extra ...string) *proc {
+	t.Helper()
 	cmd := exec.Command(folioBinary(t), append([]string{"serve", "--addr", addr, "--data", dataDir, "--default-plan", "enterprise"}, extra...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {

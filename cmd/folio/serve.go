@@ -98,6 +98,7 @@ func serve(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	c.Bus.DieBeforeRing = os.Getenv("FOLIO_TEST_FAULT") == "die-before-doorbell" // for the chaos test only
 	setCollector(*gcPercent, *memLimit)
 	if *planSpecs != "" {
 		plans, err := tenant.ParsePlanSpecs(*planSpecs)

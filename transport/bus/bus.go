@@ -37,6 +37,9 @@ type Config struct {
 	// Check is the period of the check that rings every watched doorbell (2 s).
 	Check time.Duration
 	Log   *slog.Logger
+	// DieBeforeRing is a fault for tests: the process kills itself after its first
+	// commit with events, before ringing (FOLIO_TEST_FAULT=die-before-doorbell).
+	DieBeforeRing bool
 }
 
 // Enabled tells whether cfg joins a cluster at all (a single node needs no bus).
@@ -48,6 +51,7 @@ type Bus struct {
 	srv   *server.Server // embedded; nil with an external cluster
 	log   *slog.Logger
 	check time.Duration
+	die   bool // Config.DieBeforeRing
 
 	mu      sync.Mutex
 	watches map[string]*watch
@@ -72,7 +76,7 @@ func Open(cfg Config) (*Bus, error) {
 	if cfg.Check <= 0 {
 		cfg.Check = 2 * time.Second
 	}
-	b := &Bus{log: cfg.Log, check: cfg.Check, watches: map[string]*watch{}, done: make(chan struct{})}
+	b := &Bus{log: cfg.Log, check: cfg.Check, die: cfg.DieBeforeRing, watches: map[string]*watch{}, done: make(chan struct{})}
 	if !cfg.Enabled() {
 		b.wg.Add(1)
 		go b.checkLoop()
