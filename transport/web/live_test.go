@@ -119,6 +119,15 @@ func TestAnUploadShowsProgressAndLandsInTheFileList(t *testing.T) {
 	if len(files) != 1 || files[0].(map[string]any)["sizeBytes"] != float64(len(content)) {
 		t.Fatalf("files: %v", files)
 	}
+	// Someone else attaches a file: the list is drawn again, live, and what this
+	// person's upload said stays.
+	p := e.Must(200, "POST", "/v1/pages/"+id+"/files/presign", "", map[string]any{"filename": "other.txt", "size_bytes": 2})
+	e.Must(200, "PUT", p["uploadUrl"].(string), "", "ok")
+	e.Must(201, "POST", "/v1/pages/"+id+"/files/complete", "", map[string]any{"storage_key": p["storageKey"]})
+	tb.until("the other file in the list", `document.querySelectorAll(".file-list a").length === 2`)
+	if got := eval[string](tb, `document.querySelector(".upload-status").innerText`); got != "Attached evidence.txt." {
+		t.Errorf("after the list was drawn again the upload's status reads %q", got)
+	}
 	href := eval[string](tb, `document.querySelector(".file-list a").href`)
 	got := await[string](tb, `fetch(`+jsonString(href)+`).then(function(r){return r.text()})`)
 	if got != content {

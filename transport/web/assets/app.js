@@ -82,6 +82,8 @@
       el.innerHTML = html;
       restoreTyped(saved);
       enhance(el);
+      var note = name === "files" && uploadNote && $(".upload-status", el);
+      if (note) note.textContent = uploadNote; // a later re-render keeps what the upload said
       if (focused && document.getElementById(focused) && el.contains(document.getElementById(focused))) document.getElementById(focused).focus();
     }).catch(function () {}).then(function () { delete pending[name]; });
     return pending[name];
@@ -385,6 +387,9 @@
           .then(function (r) { return r.json().then(function (j) { if (r.status !== 201) throw new Error((j.error || {}).message || "the upload was not recorded"); return j; }); });
       });
   }
+  // uploadNote is what the last upload said; the files part is re-rendered by live
+  // events too, and keeps it.
+  var uploadNote = "";
   function uploads(scope) {
     $$("[data-upload]", scope).forEach(function (box) {
       if (box.tagName === "INPUT") return;
@@ -397,9 +402,10 @@
         if (!file) return;
         send(file, status, progress).then(function (f) {
           input.value = "";
+          uploadNote = "Attached " + f.filename + ".";
           return refresh("files").then(function () {
             var s = $(".upload-status");
-            if (s) s.textContent = "Attached " + f.filename + ".";
+            if (s) s.textContent = uploadNote;
           });
         }).catch(function (err) { status.textContent = "Not attached: " + err.message + "."; progress.hidden = true; });
       });
