@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -334,6 +335,10 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 	hk.mu.Unlock()
 
 	// SIGSTOP: B freezes for 15 s while racers on A and B decide the same pages.
+	// Every racer opens its own connection once B is stopped, so B reads each request
+	// after it resumes. A node that is paused can lose answers (a request it had read
+	// may time out inside it); what must hold is one decision per page, never two
+	// 200s, and A answering only 200 or 409 throughout.
 	var race []string
 	for i := 0; i < 8; i++ {
 		_, m, _ := a.call("POST", "/v1/publish", key, publishBody(-10-i))
@@ -343,6 +348,8 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 	if err := b.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	waitUntil(t, 10*time.Second, "B stopped", func() bool { return procState(b.cmd.Process.Pid) == "T" })
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	type outcome struct {
 		page, status, node int
 		body               map[string]any
@@ -354,7 +361,7 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 			racers.Add(1)
 			go func(p, r int) {
 				defer racers.Done()
-				st, body, _ := []*proc{a, b}[r%2].call("POST", "/v1/pages/"+race[p]+"/actions/"+[]string{"approve", "reject"}[r/2%2], key, nil)
+				st, body, _ := []*proc{a, b}[r%2].callWith(fresh, "POST", "/v1/pages/"+race[p]+"/actions/"+[]string{"approve", "reject"}[r/2%2], key, nil)
 				results <- outcome{p, st, r % 2, body}
 			}(p, r)
 		}
@@ -365,21 +372,26 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 	}
 	racers.Wait()
 	close(results)
-	wins := make([]int, len(race))
+	wins, lost := make([]int, len(race)), 0
 	for o := range results {
-		switch o.status {
-		case 200:
+		switch {
+		case o.status == 200:
 			wins[o.page]++
-		case 409:
+		case o.status == 409:
+		case o.node == 1 && o.status == 503:
+			lost++ // timed out inside the paused node: unacknowledged
 		default:
 			t.Errorf("page %d: a racer on node %d got %d %v", o.page, o.node, o.status, o.body)
 		}
 	}
-	for p, w := range wins {
-		if w != 1 {
-			t.Errorf("page %s: %d winners across a stopped and a running node, want 1", race[p], w)
+	for p, id := range race {
+		_, page, _ := a.call("GET", "/v1/pages/"+id, key, nil)
+		count := page["stats"].(map[string]any)["action_count"]
+		if wins[p] > 1 || page["status"] != "completed" || count != float64(1) {
+			t.Errorf("page %s: %d 200s, status %v, %v decisions recorded; want one decision", id, wins[p], page["status"], count)
 		}
 	}
+	t.Logf("SIGSTOP race: %d answers lost inside the paused node", lost)
 
 	// The hot tenant's chain, written from all three nodes, verifies on both.
 	for _, p := range []*proc{a, b} {
@@ -387,6 +399,19 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 			t.Errorf("%s: audit chain %v", p.base, v)
 		}
 	}
+}
+
+// procState is a process's state letter from /proc (T: stopped).
+func procState(pid int) string {
+	raw, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	s := string(raw)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2 : i+3]
+	}
+	return ""
 }
 
 // TestANodeDyingBetweenCommitAndDoorbell: node A commits a block and dies before its

@@ -98,6 +98,11 @@ func startEnv(t *testing.T, env []string, dataDir, addr string, extra ...string)
 }
 
 func (p *proc) call(method, path, key string, body any) (int, map[string]any, error) {
+	return p.callWith(http.DefaultClient, method, path, key, body)
+}
+
+// callWith is call through the given client.
+func (p *proc) callWith(c *http.Client, method, path, key string, body any) (int, map[string]any, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -107,7 +112,7 @@ func (p *proc) call(method, path, key string, body any) (int, map[string]any, er
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := c.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -43,8 +43,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var fe *fault.Error
 	switch {
 	case errors.As(err, &fe):
-	case errors.Is(err, registry.ErrTimeout):
-		fe = fault.New(fault.Internal, "the page did not answer in time", nil)
+	case errors.Is(err, registry.ErrTimeout): // transient: the node or its store is slow or was paused
+		fe = fault.New(fault.Unavailable, "the page did not answer in time; try again", nil)
 	default:
 		if !errors.Is(err, page.ErrInternal) {
 			s.log.Error("request failed", slog.String("path", r.URL.Path), slog.Any("err", err))

@@ -19,8 +19,9 @@ const (
 	RateLimited  = "RATE_LIMITED"
 	TooLarge     = "PAYLOAD_TOO_LARGE"
 	Internal     = "INTERNAL_ERROR"
-	// Unavailable (503) is not in the specification: something outside Folio that a
-	// request needs cannot be reached now (an identity provider); retrying later helps.
+	// Unavailable (503) is not in the specification: something a request needs cannot
+	// be reached now (an identity provider, a page whose node or store is too slow to
+	// answer in time); retrying later helps.
 	Unavailable = "SERVICE_UNAVAILABLE"
 )
 
