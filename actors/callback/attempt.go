@@ -134,9 +134,9 @@ func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 // lease claims rec's lease before an attempt on a shared store (lease.go); when it
 // cannot, it returns when to look again (nil: never).
 func (d *Dispatcher) lease(rec *Delivery, manual bool) (*time.Time, bool) {
-	now := d.cfg.Clock.Now()
-	held, later, err := claim(d.cfg.Store, rec.ID, d.node, manual, now, now.Add(d.leaseFor()))
+	held, later, err := claim(d.cfg.Store, rec.ID, d.node, manual, d.cfg.Clock.Now, d.leaseFor())
 	if err != nil {
+		now := d.cfg.Clock.Now()
 		d.cfg.Log.Error("callback: claiming a delivery failed", slog.String("delivery", rec.ID), slog.Any("err", err))
 		t := now.Add(d.cfg.Sweep)
 		return &t, false

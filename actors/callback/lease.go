@@ -33,14 +33,18 @@ func (d *Dispatcher) leaseFor() time.Duration { return 2 * d.cfg.Timeout }
 // node does not own the leases of its previous life).
 func newNodeID() string { return rand.Text() }
 
-// claim takes delivery id's lease for node until the given time. It does not when
+// claim takes delivery id's lease for node for the given duration. It does not when
 // the delivery is no longer to be sent by this attempt (recorded elsewhere since it
 // was scheduled: finished, or its next attempt later; a manual attempt skips these
 // checks) or another node's lease runs past now. later is then when to look again
 // (nil: never).
-func claim(store *persistence.Store, id, node string, manual bool, now, until time.Time) (held bool, later *time.Time, err error) {
+func claim(store *persistence.Store, id, node string, manual bool, clock func() time.Time, lease time.Duration) (held bool, later *time.Time, err error) {
 	err = store.Update(func(tx *persistence.Tx) error {
 		held, later = false, nil
+		// The time is read when the transaction runs, not when it was asked for: a
+		// claim that waited in a busy commit loop must not start its lease expired.
+		now := clock()
+		until := now.Add(lease)
 		cur, err := get(tx, id)
 		if err != nil || cur == nil {
 			return err
