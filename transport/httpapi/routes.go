@@ -24,6 +24,7 @@ func (s *Server) routes(reg *prometheus.Registry) {
 		return nil
 	})
 	s.handle("GET", "/v1/openapi.json", s.openapi)
+	s.handle("GET", "/v1/openapi-3.0.json", s.openapi30)
 
 	// Accounts: registration, API keys, the tenant, its audit chain (account.go).
 	s.handle("POST", "/v1/auth/agent/register", s.register)
