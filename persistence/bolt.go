@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // errAbort rolls back a bbolt group transaction when one of its functions failed.
@@ -43,6 +44,11 @@ func openBolt(dir string) (*boltEngine, error) {
 		FreelistType:    bolt.FreelistMapType,
 		InitialMmapSize: initialMmap,
 	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		// bbolt holds an exclusive file lock: the one way to get here is a second
+		// process on the same data directory, so the message names the way out.
+		return nil, fmt.Errorf("persistence: open %s: %w: another folio process is using this data directory; stop it, or give this one its own with --data DIR (and --addr HOST:PORT)", path, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("persistence: open %s: %w", path, err)
 	}

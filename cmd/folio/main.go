@@ -8,8 +8,27 @@ import (
 	"os"
 )
 
+// usage is what `folio --help` and `folio help` print: the commands, then where
+// each one's flags are listed.
+const usage = `usage: folio [command] [flags]
+
+commands:
+  serve     the server (the default: plain "folio" serves); bbolt under --data, or --store postgres://…
+  mcp       an MCP server over stdio for one agent, against --target or an embedded server
+  cluster   a local cluster to try: PostgreSQL and --nodes N servers sharing it
+  bench     the load harness (scenarios, correctness checks, a report)
+  admin     operator commands on a stopped server's data or a running server (folio admin help)
+  help      this text
+
+folio COMMAND -h lists a command's flags; every flag has a FOLIO_… environment twin.
+`
+
 func main() {
 	args := os.Args[1:]
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Print(usage)
+		return
+	}
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -27,7 +46,7 @@ func main() {
 	case "cluster":
 		err = runCluster(args, os.Stdout)
 	case "help":
-		fmt.Println("usage: folio [serve|bench|admin|mcp|cluster] [flags]   (folio serve -h, folio bench -h, folio mcp -h, folio cluster -h list the flags; folio admin help)")
+		fmt.Print(usage)
 	default:
 		err = fmt.Errorf("unknown command %q (try: folio serve)", cmd)
 	}

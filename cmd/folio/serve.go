@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -23,25 +24,37 @@ func env(name, def string) string {
 	return def
 }
 
-func envDuration(name string, def time.Duration) time.Duration {
-	if d, err := time.ParseDuration(env(name, "")); err == nil {
-		return d
+// envErrors collects environment values that did not parse. A command refuses to
+// start while it holds any (envCheck): a mistyped FOLIO_IDLE_AFTER=2x must not
+// quietly become the default.
+var envErrors []error
+
+// envCheck reports every unparsable environment value at once.
+func envCheck() error { return errors.Join(envErrors...) }
+
+func envParse[T any](name string, def T, parse func(string) (T, error), want string) T {
+	v, ok := os.LookupEnv(name)
+	if !ok || v == "" {
+		return def
 	}
-	return def
+	x, err := parse(v)
+	if err != nil {
+		envErrors = append(envErrors, fmt.Errorf("%s=%q is not %s; fix or unset it", name, v, want))
+		return def
+	}
+	return x
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	return envParse(name, def, time.ParseDuration, "a duration (e.g. 90s, 2m, 1h30m)")
 }
 
 func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(env(name, "")); err == nil {
-		return n
-	}
-	return def
+	return envParse(name, def, strconv.Atoi, "a whole number")
 }
 
 func envBool(name string, def bool) bool {
-	if b, err := strconv.ParseBool(env(name, "")); err == nil {
-		return b
-	}
-	return def
+	return envParse(name, def, strconv.ParseBool, "true or false")
 }
 
 func serve(args []string) error {
@@ -96,6 +109,9 @@ func serve(args []string) error {
 	gcPercent := fs.Int("gc-percent", envInt("FOLIO_GC_PERCENT", 100), "how far the heap grows over its live part between collections, in percent: Go's GOGC (FOLIO_GC_PERCENT; GOGC, when set, wins). 400 takes 18-36% more writes/s on a saturated node for about twice the memory under load; -1: no collection but what --memory-limit-mib forces")
 	memLimit := fs.Int("memory-limit-mib", envInt("FOLIO_MEMORY_LIMIT_MIB", 0), "a soft ceiling on the process's memory in MiB: near it the collector runs more often; 0: none. Go's GOMEMLIMIT (FOLIO_MEMORY_LIMIT_MIB; GOMEMLIMIT, when set, wins)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := envCheck(); err != nil {
 		return err
 	}
 	c.Bus.DieBeforeRing = os.Getenv("FOLIO_TEST_FAULT") == "die-before-doorbell" // for the chaos test only
