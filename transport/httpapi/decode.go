@@ -17,23 +17,30 @@ import (
 // ignored (forward compatibility); a known field of the wrong JSON type is a 400 naming
 // the field; an empty body is allowed only when optional.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, dst any, optional bool) error {
+	_, err := s.decodeRaw(w, r, dst, optional)
+	return err
+}
+
+// decodeRaw is decode that also returns the body it read (nil when it was empty),
+// for the routes that look at it again (page requests warn of unknown fields).
+func (s *Server) decodeRaw(w http.ResponseWriter, r *http.Request, dst any, optional bool) ([]byte, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return fault.New(fault.TooLarge, fmt.Sprintf("the body is larger than %d bytes", s.maxBody),
+			return nil, fault.New(fault.TooLarge, fmt.Sprintf("the body is larger than %d bytes", s.maxBody),
 				map[string]any{"limit": s.maxBody, "constraint": "max_body_bytes"})
 		}
-		return fault.New(fault.Invalid, "the body could not be read", map[string]any{"constraint": "readable"})
+		return nil, fault.New(fault.Invalid, "the body could not be read", map[string]any{"constraint": "readable"})
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		if optional {
-			return nil
+			return nil, nil
 		}
-		return fault.New(fault.Invalid, "a JSON body is required", map[string]any{"constraint": "required", "field": ""})
+		return nil, fault.New(fault.Invalid, "a JSON body is required", map[string]any{"constraint": "required", "field": ""})
 	}
-	return decodeBytes(raw, dst)
+	return raw, decodeBytes(raw, dst)
 }
 
 func decodeBytes(raw []byte, dst any) error {

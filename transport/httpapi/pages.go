@@ -23,10 +23,11 @@ func (s *Server) createDraft(w http.ResponseWriter, r *http.Request, _ httproute
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request, who tenant.Principal, publish bool) error {
 	var req page.Request
-	if err := s.decode(w, r, &req, false); err != nil {
+	raw, err := s.decodeRaw(w, r, &req, false)
+	if err != nil {
 		return err
 	}
-	return s.createWith(w, r, who, &req, publish, nil)
+	return s.createWith(w, r, who, &req, publish, page.UnknownFieldWarnings(raw))
 }
 
 // createWith creates a page from an already decoded request (also used by the
@@ -101,7 +102,8 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 
 func (s *Server) updatePage(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	var req page.Request
-	if err := s.decode(w, r, &req, false); err != nil {
+	raw, err := s.decodeRaw(w, r, &req, false)
+	if err != nil {
 		return err
 	}
 	id, err := pageID(ps.ByName("id"))
@@ -116,13 +118,14 @@ func (s *Server) updatePage(w http.ResponseWriter, r *http.Request, ps httproute
 	writeJSON(w, http.StatusOK, struct {
 		pageView
 		Warnings []string `json:"warnings"`
-	}{v, warningsOrEmpty(res.Warnings)})
+	}{v, warningsOrEmpty(append(page.UnknownFieldWarnings(raw), res.Warnings...))})
 	return nil
 }
 
 func (s *Server) publishDraft(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	var req page.Request
-	if err := s.decode(w, r, &req, true); err != nil {
+	raw, err := s.decodeRaw(w, r, &req, true)
+	if err != nil {
 		return err
 	}
 	id, err := pageID(ps.ByName("id"))
@@ -135,7 +138,7 @@ func (s *Server) publishDraft(w http.ResponseWriter, r *http.Request, ps httprou
 	}
 	p := res.Page
 	writeJSON(w, http.StatusOK, map[string]any{"pageId": p.ID, "pageUrl": s.pageURL(p.ID), "shortUrl": s.shortURL(p.ShortCode),
-		"status": p.Status, "publishedAt": p.PublishedAt, "expiresAt": p.ExpiresAt, "warnings": warningsOrEmpty(res.Warnings)})
+		"status": p.Status, "publishedAt": p.PublishedAt, "expiresAt": p.ExpiresAt, "warnings": warningsOrEmpty(append(page.UnknownFieldWarnings(raw), res.Warnings...))})
 	return nil
 }
 

@@ -217,3 +217,33 @@ func TestListPages(t *testing.T) {
 		t.Fatalf("bad status filter: %d", r.Status)
 	}
 }
+
+// TestAMisspelledTopLevelFieldIsWarnedNotSilentlyDropped: "actoins" used to publish
+// a page without buttons and say nothing. Unknown fields stay ignored, but every
+// route that takes a page request names them in warnings, with the field meant.
+func TestAMisspelledTopLevelFieldIsWarnedNotSilentlyDropped(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("typo-bot")
+	actions := []any{map[string]any{"action_id": "approve", "label": "Approve"}}
+	want := "actoins: unknown field, ignored; send actions"
+	hasWarning := func(m map[string]any, route string) {
+		t.Helper()
+		for _, w := range m["warnings"].([]any) {
+			if w == want {
+				return
+			}
+		}
+		t.Errorf("%s: warnings %v lack %q", route, m["warnings"], want)
+	}
+	pub := e.Must(201, "POST", "/v1/publish", key, map[string]any{"title": "Ship?", "actoins": actions})
+	hasWarning(pub, "publish")
+	draft := e.Must(201, "POST", "/v1/pages", key, map[string]any{"title": "Draft", "actoins": actions})
+	hasWarning(draft, "create draft")
+	id := draft["pageId"].(string)
+	hasWarning(e.Must(200, "PATCH", "/v1/pages/"+id, key, map[string]any{"actoins": actions}), "update")
+	hasWarning(e.Must(200, "POST", "/v1/pages/"+id+"/publish", key, map[string]any{"actoins": actions}), "publish draft")
+	clean := e.Must(201, "POST", "/v1/publish", key, map[string]any{"title": "Ship?", "actions": actions})
+	if len(clean["warnings"].([]any)) != 0 {
+		t.Errorf("a correct body got warnings: %v", clean["warnings"])
+	}
+}
