@@ -49,7 +49,7 @@ func decodeBytes(raw []byte, dst any) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(dst); err != nil {
-		return jsonError(err)
+		return jsonError(raw, err)
 	}
 	if dec.More() {
 		return fault.New(fault.Invalid, "the body holds more than one JSON value", map[string]any{"constraint": "json"})
@@ -71,12 +71,12 @@ func checkDepth(raw []byte) error {
 	return nil
 }
 
-func jsonError(err error) error {
+func jsonError(raw []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te):
-		field := te.Field
+		field := indexedField(raw, te.Field, te.Value)
 		if field == "" {
 			field = "(body)"
 		}
@@ -105,4 +105,69 @@ func jsonKind(goType string) string {
 		return "an object"
 	}
 	return "of type " + goType
+}
+
+// indexedField turns the decoder's dotted field ("blocks.type", no array indexes)
+// into the path of the first value in raw that it names and that has the refused
+// JSON kind ("blocks[3].type"), so a person can find it in a body of 500 blocks.
+// It gives the dotted field back when no such value is found.
+func indexedField(raw []byte, field, kind string) string {
+	if field == "" {
+		return ""
+	}
+	var tree any
+	if json.Unmarshal(raw, &tree) != nil {
+		return field
+	}
+	kind, _, _ = strings.Cut(kind, " ") // "number 1e999" -> "number"
+	if p, ok := findKind(tree, strings.Split(field, "."), kind, ""); ok {
+		return p
+	}
+	return field
+}
+
+func findKind(v any, rest []string, kind, path string) (string, bool) {
+	if len(rest) == 0 && valueKind(v) == kind {
+		return path, true
+	}
+	if arr, ok := v.([]any); ok {
+		for i, el := range arr {
+			if p, ok := findKind(el, rest, kind, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	if len(rest) == 0 {
+		return "", false
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	child, ok := obj[rest[0]]
+	if !ok {
+		return "", false
+	}
+	if path != "" {
+		path += "."
+	}
+	return findKind(child, rest[1:], kind, path+rest[0])
+}
+
+// valueKind names a decoded JSON value as encoding/json's type errors do.
+func valueKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "null"
 }

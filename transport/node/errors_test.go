@@ -46,7 +46,7 @@ func TestEveryErrorUsesTheEnvelope(t *testing.T) {
 		{"tags wrong type", "POST", "/v1/publish", map[string]any{"title": "x", "tags": "a,b"}, 400, "INVALID_REQUEST", "tags", "type"},
 		{"blocks wrong type", "POST", "/v1/publish", map[string]any{"title": "x", "blocks": map[string]any{}}, 400, "INVALID_REQUEST", "blocks", "type"},
 		{"block without type", "POST", "/v1/publish", map[string]any{"title": "x", "blocks": []any{map[string]any{"data": map[string]any{}}}}, 400, "INVALID_REQUEST", "blocks[0].type", "required"},
-		{"block type not a string", "POST", "/v1/publish", map[string]any{"title": "x", "blocks": []any{map[string]any{"type": 3, "data": map[string]any{}}}}, 400, "INVALID_REQUEST", "blocks.type", "type"},
+		{"block type not a string", "POST", "/v1/publish", map[string]any{"title": "x", "blocks": []any{map[string]any{"type": 3, "data": map[string]any{}}}}, 400, "INVALID_REQUEST", "blocks[0].type", "type"},
 		{"block data not an object", "POST", "/v1/publish", map[string]any{"title": "x", "blocks": []any{map[string]any{"type": "text", "data": "hi"}}}, 400, "INVALID_REQUEST", "blocks[0].data", "type"},
 		{"too many blocks", "POST", "/v1/publish", map[string]any{"title": "x", "blocks": many}, 400, "INVALID_REQUEST", "blocks", "max_blocks"},
 		{"nested too deep", "POST", "/v1/publish", map[string]any{"title": "x", "blocks": []any{nested(7)}}, 400, "INVALID_REQUEST", "blocks[0]", "max_depth"},
@@ -124,4 +124,30 @@ func TestOpenReportsAnUnusableFileStore(t *testing.T) {
 		t.Fatalf("after fixing the directory: %v", err)
 	}
 	_ = n.Close(context.Background())
+}
+
+// TestAWrongTypeInsideAListIsNamedWithItsIndex: in a body of many blocks, "blocks.type"
+// does not say which block; the error names the first one, as blocks[2].type.
+func TestAWrongTypeInsideAListIsNamedWithItsIndex(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("types")
+	text := map[string]any{"type": "text", "data": map[string]any{"content": "ok"}}
+	cases := []struct {
+		body map[string]any
+		want string
+	}{
+		{map[string]any{"title": "t", "blocks": []any{text, text, map[string]any{"type": 5, "data": map[string]any{}}}}, "blocks[2].type"},
+		{map[string]any{"title": "t", "tags": []any{"a", "b", true}}, "tags[2]"},
+		{map[string]any{"title": "t", "actions": []any{map[string]any{"action_id": "a"}, map[string]any{"action_id": []any{}}}}, "actions[1].action_id"},
+		{map[string]any{"title": 7}, "title"},
+	}
+	for _, c := range cases {
+		res := e.Do("POST", "/v1/publish", key, c.body)
+		if res.Status != 400 {
+			t.Fatalf("%v: %d", c.body, res.Status)
+		}
+		if d := res.ErrDetails(t); d["field"] != c.want || d["constraint"] != "type" {
+			t.Errorf("%v: details %v, want field %s", c.body, d, c.want)
+		}
+	}
 }
