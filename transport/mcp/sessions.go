@@ -104,12 +104,16 @@ func (h *Handler) Serve(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	slot := &sessionSlot{caller: caller}
+	defer func() { // also when the SDK panics: the place is given back
+		if slot.session.Load() == nil { // no session came of it (not an initialize, or a refused one)
+			h.release(caller, false)
+		}
+	}()
 	// The SDK handles every request of the session with the values of this
 	// request's context: the slot is how the session's handlers know its caller.
 	h.sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), slotKey{}, slot)))
 	ss := slot.session.Load()
-	if ss == nil { // no session came of it (not an initialize, or a refused one)
-		h.release(caller, false)
+	if ss == nil {
 		return nil
 	}
 	go func() {
