@@ -188,6 +188,11 @@ func ceilSeconds(d time.Duration) int {
 	return int((d + time.Second - 1) / time.Second)
 }
 
+// ClientAddress is the key the per-address limits count a request under
+// (clientAddress), for a route mounted from outside this package that keeps bounds
+// of its own per caller (/mcp's sessions and provisioning).
+func (s *Server) ClientAddress(r *http.Request) string { return clientAddress(r) }
+
 // clientAddress is the key of an unauthenticated client: the TCP peer's address
 // (IPv6 clients by their /64, which one subscriber usually holds whole).
 func clientAddress(r *http.Request) string {

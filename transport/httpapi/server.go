@@ -120,6 +120,13 @@ func (s *Server) Handle(method, path string, h httprouter.Handle) {
 	})
 }
 
+// HandleRefusable is Handle for a handler that may refuse a request before writing
+// anything: a returned error is written in the envelope like the API's own (a
+// *fault.Error by its code; anything else a logged 500).
+func (s *Server) HandleRefusable(method, path string, h func(http.ResponseWriter, *http.Request, httprouter.Params) error) {
+	s.handle(method, path, h)
+}
+
 // handle registers an API route (routes.go): metrics around the adapter that writes
 // a returned error (serve), around the rate-limit guard, around the handler.
 func (s *Server) handle(method, path string, h handler) {

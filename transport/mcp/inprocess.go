@@ -2,7 +2,9 @@ package foliomcp
 
 import (
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 )
 
@@ -18,7 +20,14 @@ func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	go func() {
 		defer func() { _ = pw.Close() }()
 		defer w.writeHeaderOnce(http.StatusOK) // a handler that wrote nothing answered 200
-		t.h.ServeHTTP(w, req.Clone(req.Context()))
+		in := req.Clone(req.Context())
+		if addr := callerOf(req.Context()); addr != "" {
+			// The request is the caller's own (a tool call of their /mcp
+			// session): the API's per-address limits count it under their
+			// address, not under this process's.
+			in.RemoteAddr = remoteAddrOf(addr)
+		}
+		t.h.ServeHTTP(w, in)
 	}()
 	select {
 	case <-w.ready:
@@ -60,3 +69,13 @@ func (w *pipeWriter) Write(b []byte) (int, error) {
 
 // Flush is a no-op: every Write already reaches the reader.
 func (w *pipeWriter) Flush() {}
+
+// remoteAddrOf is a RemoteAddr (host:port) for a caller address: an address as it
+// is, a prefix (an IPv6 client's /64) as its first address, which the API's
+// per-address key maps back onto the same prefix.
+func remoteAddrOf(caller string) string {
+	if p, err := netip.ParsePrefix(caller); err == nil {
+		caller = p.Masked().Addr().String()
+	}
+	return net.JoinHostPort(caller, "0")
+}

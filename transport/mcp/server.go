@@ -38,6 +38,14 @@ type Options struct {
 	Keys KeyStore
 	// AgentName names an account provisioned for a client that says nothing better.
 	AgentName string
+
+	// Streamable HTTP only (HTTPHandler). Sessions bounds the sessions;
+	// CallerAddress names the caller of a request (nil: the TCP peer's address): the
+	// per-caller session bound counts under it, and an account a session
+	// provisions is registered as that caller's (the registration limit is per
+	// caller, not one bucket for every /mcp session).
+	Sessions      SessionLimits
+	CallerAddress func(*http.Request) string
 }
 
 // folio is the state the tools share.
@@ -50,6 +58,11 @@ type folio struct {
 
 // NewServer builds the MCP server with every tool, resource and prompt.
 func NewServer(o Options) *mcp.Server {
+	s, _ := newServer(o)
+	return s
+}
+
+func newServer(o Options) (*mcp.Server, *folio) {
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}
 	}
@@ -66,7 +79,7 @@ func NewServer(o Options) *mcp.Server {
 	f.decisionTools(s)
 	f.resources(s)
 	f.prompts(s)
-	return s
+	return s, f
 }
 
 const instructions = `Folio shows a person a page you publish (text, tables, diffs, forms, charts…) with buttons such as Approve and Reject, and tells you what they decided.
@@ -76,14 +89,6 @@ Give the person the page's URL (pageUrl) so they can open it. Decisions come bac
 // InProcess is an HTTP client that serves every request with h in this process (a
 // node's own API, for the /mcp it mounts).
 func InProcess(h http.Handler) *http.Client { return &http.Client{Transport: handlerTransport{h}} }
-
-// HTTPHandler serves the MCP server over streamable HTTP. A request's
-// `Authorization: Bearer sk_…` is the key its tools use; a session without one is
-// provisioned an account on its first tool call.
-func HTTPHandler(o Options) http.Handler {
-	s := NewServer(o)
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
-}
 
 // Provisioned is what a tool's answer carries when its call created the account.
 type Provisioned struct {
@@ -118,6 +123,8 @@ func (f *folio) clientFor(ctx context.Context, req *mcp.CallToolRequest) (*clien
 			name = p.ClientInfo.Name
 		}
 	}
+	// Over HTTP ctx names the session's caller: the in-process transport presents
+	// the registration as theirs (callerOf), so the limit counts it per caller.
 	reg, err := f.client("").Register(ctx, client.RegisterRequest{Name: name})
 	if err != nil {
 		return nil, nil, fmt.Errorf("no API key was configured, and registering an agent account failed: %w", err)
@@ -129,6 +136,13 @@ func (f *folio) clientFor(ctx context.Context, req *mcp.CallToolRequest) (*clien
 	return f.client(reg.APIKey), &Provisioned{APIKey: reg.APIKey, TenantID: reg.TenantID, ClaimCode: reg.ClaimCode, ClaimURL: reg.ClaimURL,
 		Message: "I created a Folio account to ask you for decisions. To see and manage what I publish, claim it at " + reg.ClaimURL +
 			" (claim code " + reg.ClaimCode + ")."}, nil
+}
+
+// forget drops what was kept for a session that ended.
+func (f *folio) forget(sessionID string) {
+	f.mu.Lock()
+	delete(f.provisioned, sessionID)
+	f.mu.Unlock()
 }
 
 // keyOf is the key a request already has (f.mu held): its bearer (HTTP), the key

@@ -64,6 +64,10 @@ type Config struct {
 	LimiterEntries    int                    // buckets each limiter keeps in memory at most (100,000)
 	AdminToken        string                 // enables /v1/admin/* (--admin-token); empty: not mounted
 
+	// MCP over streamable HTTP (/mcp): idle timeout and caps of its sessions
+	// (--mcp-session-idle, --mcp-sessions-per-caller, --mcp-sessions).
+	MCPSessions foliomcp.SessionLimits
+
 	// Delivery: callbacks and notifications (delivery.go).
 	// Without SMTPAddr e-mail notifications go to the log and <data>/outbox/mail.
 	SMTPAddr         string          // --smtp-addr host:port
@@ -251,14 +255,18 @@ func Open(cfg Config) (*Node, error) {
 		}
 	}
 	// The MCP server for agents at /mcp: its tools call this node's own API in
-	// process, with the request's key (transport/mcp).
-	mcpHandler := foliomcp.HTTPHandler(foliomcp.Options{BaseURL: cfg.BaseURL, HTTPClient: foliomcp.InProcess(n.API.Handler())})
+	// process, with the request's key (transport/mcp). Its sessions are bounded,
+	// and counted per caller under the same address the API's limits use.
+	mcpHandler := foliomcp.HTTPHandler(foliomcp.Options{BaseURL: cfg.BaseURL, HTTPClient: foliomcp.InProcess(n.API.Handler()),
+		Sessions: cfg.MCPSessions, CallerAddress: n.API.ClientAddress})
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_mcp_sessions", Help: "MCP sessions open on /mcp (or being opened)."},
+		func() float64 { return float64(mcpHandler.Open()) }))
 	for _, m := range []string{"GET", "POST", "DELETE"} {
-		n.API.Handle(m, "/mcp", func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+		n.API.HandleRefusable(m, "/mcp", func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 			// A tool call may wait minutes for a person's decision, streaming progress:
 			// no write deadline, like the event streams.
 			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
-			mcpHandler.ServeHTTP(w, r)
+			return mcpHandler.Serve(w, r)
 		})
 	}
 	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API,
