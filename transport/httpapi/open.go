@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"folio/actors/model/fault"
 )
 
@@ -32,6 +34,7 @@ type openKind struct {
 	name                string // "streams", "waits": the refusal's details.limit is "open_"+name
 	what                string // in the message a person reads
 	perAddress, perCred int
+	open                int // held now, all clients
 	address, credential map[string]int
 }
 
@@ -80,6 +83,7 @@ func (o *openConns) hold(w http.ResponseWriter, k *openKind, addr, cred string) 
 		return nil, o.refusal(w, k, scope, limit)
 	}
 	o.total++
+	k.open++
 	k.address[addr]++
 	if cred != "" {
 		k.credential[cred]++
@@ -91,12 +95,28 @@ func (o *openConns) hold(w http.ResponseWriter, k *openKind, addr, cred string) 
 			o.mu.Lock()
 			defer o.mu.Unlock()
 			o.total--
+			k.open--
 			decr(k.address, addr)
 			if cred != "" {
 				decr(k.credential, cred)
 			}
 		})
 	}, nil
+}
+
+// gauges report what is held open now, by kind (folio_open_held{kind}).
+func (o *openConns) gauges() []prometheus.Collector {
+	var out []prometheus.Collector
+	for _, k := range []*openKind{&o.streams, &o.waits} {
+		out = append(out, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_open_held",
+			Help: "Event streams and waits for a decision held open now, by kind (streams, waits).", ConstLabels: prometheus.Labels{"kind": k.name}},
+			func() float64 {
+				o.mu.Lock()
+				defer o.mu.Unlock()
+				return float64(k.open)
+			}))
+	}
+	return out
 }
 
 func decr(m map[string]int, key string) {

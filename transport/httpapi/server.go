@@ -86,6 +86,9 @@ func New(c Config) *Server {
 	s := &Server{store: c.Store, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, people: c.People, now: c.Now, urls: c.URLs,
 		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry),
 		trusted: c.TrustedProxies, open: newOpenConns(c.Open)}
+	if c.Registry != nil {
+		c.Registry.MustRegister(s.open.gauges()...)
+	}
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
