@@ -19,8 +19,12 @@ func TestStreamsArePerCredentialBounded(t *testing.T) {
 	first := openSSE(t, e, "/v1/agent/events", key, "")
 	openSSE(t, e, "/v1/pages/"+id+"/events", key, "")
 	third, err := dialSSE(e, "/v1/pages/"+id+"/events", key, "")
-	if err != nil || third.Status != 429 {
-		t.Fatalf("a third stream of one key: status %d, %v", third.Status, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Status != 429 {
+		third.Close()
+		t.Fatalf("a third stream of one key: status %d, want 429", third.Status)
 	}
 	r := e.Do("GET", "/v1/agent/events", key, nil)
 	d := r.ErrDetails(t)
