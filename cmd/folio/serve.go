@@ -67,7 +67,7 @@ func serve(args []string) error {
 	fs.StringVar(&c.SMTPFrom, "smtp-from", env("FOLIO_SMTP_FROM", "Folio <folio@localhost>"), "From address of e-mail notifications (FOLIO_SMTP_FROM)")
 	fs.StringVar(&c.SMTPUser, "smtp-user", env("FOLIO_SMTP_USER", ""), "SMTP user name; AUTH PLAIN when set (FOLIO_SMTP_USER)")
 	fs.StringVar(&c.SMTPPassword, "smtp-password", env("FOLIO_SMTP_PASSWORD", ""), "SMTP password (FOLIO_SMTP_PASSWORD)")
-	fs.Int64Var(&c.MaxBody, "max-body", 1<<20, "largest request body in bytes")
+	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt("FOLIO_MAX_BODY", 1<<20)), "largest request body in bytes (FOLIO_MAX_BODY)")
 	fs.BoolVar(&c.EnforceLimits, "enforce-limits", envBool("FOLIO_ENFORCE_LIMITS", true), "enforce plan request rates, per-address limits and monthly page quotas (FOLIO_ENFORCE_LIMITS)")
 	planSpecs := fs.String("plan", env("FOLIO_PLANS", ""), "override plans: name=requests_per_minute/pages_per_month[,…], 0 = unlimited, e.g. enterprise=6000/100000 (FOLIO_PLANS)")
 	fs.IntVar(&c.AnonPerMinute, "anon-rpm", envInt("FOLIO_ANON_RPM", 120), "unauthenticated requests per minute per client address (FOLIO_ANON_RPM)")
