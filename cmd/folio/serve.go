@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"folio/actors/tenant"
+	"folio/transport/httpapi"
 	"folio/transport/node"
 )
 
@@ -79,7 +80,7 @@ func serve(args []string) error {
 	fs.StringVar(&c.SMTPFrom, "smtp-from", env("FOLIO_SMTP_FROM", "Folio <folio@localhost>"), "From address of e-mail notifications (FOLIO_SMTP_FROM)")
 	fs.StringVar(&c.SMTPUser, "smtp-user", env("FOLIO_SMTP_USER", ""), "SMTP user name; AUTH PLAIN when set (FOLIO_SMTP_USER)")
 	fs.StringVar(&c.SMTPPassword, "smtp-password", env("FOLIO_SMTP_PASSWORD", ""), "SMTP password (FOLIO_SMTP_PASSWORD)")
-	fs.Int64Var(&c.MaxBody, "max-body", 1<<20, "largest request body in bytes")
+	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt("FOLIO_MAX_BODY", 1<<20)), "largest request body in bytes (FOLIO_MAX_BODY)")
 	fs.BoolVar(&c.EnforceLimits, "enforce-limits", envBool("FOLIO_ENFORCE_LIMITS", true), "enforce plan request rates, per-address limits and monthly page quotas (FOLIO_ENFORCE_LIMITS)")
 	planSpecs := fs.String("plan", env("FOLIO_PLANS", ""), "override plans: name=requests_per_minute/pages_per_month[,…], 0 = unlimited, e.g. enterprise=6000/100000 (FOLIO_PLANS)")
 	fs.IntVar(&c.AnonPerMinute, "anon-rpm", envInt("FOLIO_ANON_RPM", 120), "unauthenticated requests per minute per client address (FOLIO_ANON_RPM)")
@@ -87,6 +88,21 @@ func serve(args []string) error {
 	fs.DurationVar(&c.MCPSessions.Idle, "mcp-session-idle", envDuration("FOLIO_MCP_SESSION_IDLE", 30*time.Minute), "an MCP session on /mcp with no request for this long ends (a tool call still running is not idle); its client starts a new one (FOLIO_MCP_SESSION_IDLE)")
 	fs.IntVar(&c.MCPSessions.PerCaller, "mcp-sessions-per-caller", envInt("FOLIO_MCP_SESSIONS_PER_CALLER", 50), "MCP sessions on /mcp one client address holds open at once; past it a new session is refused with 429 and Retry-After (FOLIO_MCP_SESSIONS_PER_CALLER)")
 	fs.IntVar(&c.MCPSessions.Max, "mcp-sessions", envInt("FOLIO_MCP_SESSIONS", 2000), "MCP sessions on /mcp this node holds open at once; past it a new session is refused with 503 and Retry-After (FOLIO_MCP_SESSIONS)")
+	trusted := fs.String("trusted-proxies", env("FOLIO_TRUSTED_PROXIES", ""), "comma-separated CIDRs of the proxies in front of this node (e.g. 10.0.0.0/8,fd00::/8): from a connection out of them the client address is read from X-Forwarded-For (from the right, skipping trusted hops) and the scheme from X-Forwarded-Proto; empty: no header is believed, the client is the TCP peer (FOLIO_TRUSTED_PROXIES)")
+	fs.IntVar(&c.PersonPerMinute, "person-rpm", envInt("FOLIO_PERSON_RPM", 600), "requests per minute of one signed-in person (FOLIO_PERSON_RPM)")
+	fs.IntVar(&c.LimiterEntries, "limiter-entries", envInt("FOLIO_LIMITER_ENTRIES", 100000), "buckets each request-rate limiter keeps in memory at most (FOLIO_LIMITER_ENTRIES)")
+	fs.IntVar(&c.LinksPerEmail, "signin-links-per-email", envInt("FOLIO_SIGNIN_LINKS_PER_EMAIL", 5), "sign-in mails per e-mail address per --signin-window, always on (FOLIO_SIGNIN_LINKS_PER_EMAIL)")
+	fs.IntVar(&c.LinksPerClient, "signin-links-per-address", envInt("FOLIO_SIGNIN_LINKS_PER_ADDRESS", 20), "sign-in mails requested per client address per --signin-window, always on (FOLIO_SIGNIN_LINKS_PER_ADDRESS)")
+	fs.IntVar(&c.ClaimsPerClient, "claims-per-address", envInt("FOLIO_CLAIMS_PER_ADDRESS", 10), "attempts to claim an agent's account per client address per --signin-window, always on (FOLIO_CLAIMS_PER_ADDRESS)")
+	fs.IntVar(&c.ClaimsPerPerson, "claims-per-person", envInt("FOLIO_CLAIMS_PER_PERSON", 10), "attempts to claim an agent's account per signed-in person per --signin-window, always on (FOLIO_CLAIMS_PER_PERSON)")
+	fs.DurationVar(&c.SignInWindow, "signin-window", envDuration("FOLIO_SIGNIN_WINDOW", 15*time.Minute), "the window the sign-in mail and claim limits count over (FOLIO_SIGNIN_WINDOW)")
+	fs.IntVar(&c.StreamsPerAddress, "streams-per-address", envInt("FOLIO_STREAMS_PER_ADDRESS", 500), "event streams (SSE, WebSocket) one client address may hold open; past it 429 (with --enforce-limits; -1: no bound) (FOLIO_STREAMS_PER_ADDRESS)")
+	fs.IntVar(&c.StreamsPerCredential, "streams-per-credential", envInt("FOLIO_STREAMS_PER_CREDENTIAL", 500), "event streams one API key or session may hold open; past it 429 (with --enforce-limits; -1: no bound) (FOLIO_STREAMS_PER_CREDENTIAL)")
+	fs.IntVar(&c.WaitsPerAddress, "waits-per-address", envInt("FOLIO_WAITS_PER_ADDRESS", 500), "GET /v1/pages/:id/wait one client address may hold open; past it 429 (with --enforce-limits; -1: no bound) (FOLIO_WAITS_PER_ADDRESS)")
+	fs.IntVar(&c.WaitsPerCredential, "waits-per-credential", envInt("FOLIO_WAITS_PER_CREDENTIAL", 500), "GET /v1/pages/:id/wait one API key may hold open; past it 429 (with --enforce-limits; -1: no bound) (FOLIO_WAITS_PER_CREDENTIAL)")
+	fs.IntVar(&c.MaxOpen, "max-open-streams", envInt("FOLIO_MAX_OPEN_STREAMS", 0), "event streams and waits this node holds open at most, past it 503; 0: the descriptor limit (ulimit -n) less a quarter of it (at least 256, at most half) kept so /healthz and the API still answer; -1: no bound (FOLIO_MAX_OPEN_STREAMS)")
+	fs.IntVar(&c.HeaderConnsPerAddress, "header-conns-per-address", envInt("FOLIO_HEADER_CONNS_PER_ADDRESS", 256), "connections of one client address still sending a request's headers or idle between requests; a new one past it is answered 429 and closed (trusted proxies exempt; -1: no bound) (FOLIO_HEADER_CONNS_PER_ADDRESS)")
+	fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", envDuration("FOLIO_READ_HEADER_TIMEOUT", 10*time.Second), "a request's headers must arrive within this long (FOLIO_READ_HEADER_TIMEOUT)")
 	fs.StringVar(&c.AdminToken, "admin-token", env("FOLIO_ADMIN_TOKEN", ""), "enable the /v1/admin endpoints for this bearer token (FOLIO_ADMIN_TOKEN)")
 	fs.DurationVar(&c.IdleAfter, "idle-after", envDuration("FOLIO_IDLE_AFTER", 2*time.Minute), "an entity actor (page, tenant, mailbox) with no message and no live subscriber for this long is passivated; it reloads from storage on its next message (FOLIO_IDLE_AFTER)")
 	fs.DurationVar(&c.IdleAfterDone, "idle-after-done", envDuration("FOLIO_IDLE_AFTER_DONE", 5*time.Second), "a completed, revoked or expired page with no message and no live viewer for this long is passivated (at most --idle-after; 0: --idle-after) (FOLIO_IDLE_AFTER_DONE)")
@@ -117,6 +133,11 @@ func serve(args []string) error {
 	if err := envCheck(); err != nil {
 		return err
 	}
+	proxies, err := httpapi.ParseTrustedProxies(*trusted)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	c.TrustedProxies = proxies
 	c.Bus.DieBeforeRing = os.Getenv("FOLIO_TEST_FAULT") == "die-before-doorbell" // for the chaos test only
 	setCollector(*gcPercent, *memLimit)
 	if *planSpecs != "" {

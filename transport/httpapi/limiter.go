@@ -3,7 +3,6 @@ package httpapi
 import (
 	"hash/maphash"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -186,26 +185,4 @@ func ceilSeconds(d time.Duration) int {
 		return 0
 	}
 	return int((d + time.Second - 1) / time.Second)
-}
-
-// ClientAddress is the key the per-address limits count a request under
-// (clientAddress), for a route mounted from outside this package that keeps bounds
-// of its own per caller (/mcp's sessions and provisioning).
-func (s *Server) ClientAddress(r *http.Request) string { return clientAddress(r) }
-
-// clientAddress is the key of an unauthenticated client: the TCP peer's address
-// (IPv6 clients by their /64, which one subscriber usually holds whole).
-func clientAddress(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return host
-	}
-	if ip.To4() == nil {
-		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
-	}
-	return ip.String()
 }

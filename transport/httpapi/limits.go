@@ -121,7 +121,7 @@ func (s *Server) guard(path string, h handler) handler {
 			}
 			return h(w, r, ps)
 		}
-		addr := clientAddress(r)
+		addr := s.ClientAddress(r)
 		if register {
 			if d := t.signups.Take(addr, t.RegisterPerMinute); !d.Allowed {
 				return admit(w, "register", "address", d)

@@ -41,6 +41,11 @@ type Config struct {
 	DefaultPlan string
 	Registry    *prometheus.Registry
 	Log         *slog.Logger
+	// TrustedProxies may name the client (X-Forwarded-For) and the scheme
+	// (X-Forwarded-Proto) of the requests they forward (clientaddr.go).
+	TrustedProxies TrustedProxies
+	// Open bounds the streams and long-polls held open (open.go).
+	Open OpenLimits
 }
 
 // Server is the HTTP API.
@@ -58,6 +63,8 @@ type Server struct {
 	log         *slog.Logger
 	metrics     *httpMetrics
 	ready       atomic.Bool
+	trusted     TrustedProxies // clientaddr.go
+	open        *openConns     // streams and long-polls held open (open.go)
 	router      *httprouter.Router
 	routesMu    sync.Mutex
 	registered  []string          // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
@@ -77,7 +84,11 @@ func New(c Config) *Server {
 		c.DefaultPlan = "free"
 	}
 	s := &Server{store: c.Store, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, people: c.People, now: c.Now, urls: c.URLs,
-		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry)}
+		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry),
+		trusted: c.TrustedProxies, open: newOpenConns(c.Open)}
+	if c.Registry != nil {
+		c.Registry.MustRegister(s.open.gauges()...)
+	}
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false

@@ -132,7 +132,9 @@ func (s *Server) ClearSessionCookie(w http.ResponseWriter, r *http.Request) {
 		SameSite: http.SameSiteLaxMode, Secure: s.secure(r)})
 }
 
-// secure tells whether cookies must be Secure: the service is reached over https.
+// secure tells whether cookies must be Secure: the service is reached over https
+// (the connection is TLS, a trusted proxy says so in X-Forwarded-Proto, or the
+// public addresses are https).
 func (s *Server) secure(r *http.Request) bool {
-	return r.TLS != nil || strings.HasPrefix(s.urls.Base, "https://") || strings.HasPrefix(s.urls.App, "https://")
+	return r.TLS != nil || s.forwardedHTTPS(r) || strings.HasPrefix(s.urls.Base, "https://") || strings.HasPrefix(s.urls.App, "https://")
 }

@@ -18,10 +18,11 @@ type SignInDeps struct {
 	// Providers by name ("github", "google"); one that is absent answers 404.
 	Providers map[string]oauth.Provider
 	// Abuse limits, each per Window (docs/behaviour.md): sign-in mails per e-mail
-	// address and per client address (5 and 20), claim attempts per person and per
-	// client address (10 each).
-	LinksPerEmail, LinksPerClient, ClaimsPerClient int
-	Window                                         time.Duration
+	// address and per client address (5 and 20), claim attempts per client address
+	// and per person (10 each).
+	LinksPerEmail, LinksPerClient    int
+	ClaimsPerClient, ClaimsPerPerson int
+	Window                           time.Duration
 	// DefaultPlan is the plan of a workspace created at a first OAuth sign-in.
 	DefaultPlan string
 }
@@ -47,6 +48,9 @@ func (s *Server) MountSignIn(d SignInDeps) (run func(stop <-chan struct{})) {
 	}
 	if d.ClaimsPerClient <= 0 {
 		d.ClaimsPerClient = 10
+	}
+	if d.ClaimsPerPerson <= 0 {
+		d.ClaimsPerPerson = 10
 	}
 	if d.Window <= 0 {
 		d.Window = 15 * time.Minute

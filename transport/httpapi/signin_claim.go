@@ -71,10 +71,10 @@ func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credentia
 	case len(code) > 64:
 		return tenant.Tenant{}, fault.Field("claimCode", "max_length", "claimCode has at most 64 characters")
 	}
-	if err := admit(w, "claims", "address", si.claims.TakeOf("addr:"+clientAddress(r), si.d.ClaimsPerClient, si.d.Window)); err != nil {
+	if err := admit(w, "claims", "address", si.claims.TakeOf("addr:"+si.ClientAddress(r), si.d.ClaimsPerClient, si.d.Window)); err != nil {
 		return tenant.Tenant{}, err
 	}
-	if err := admit(w, "claims", "person", si.claims.TakeOf("user:"+c.Session.UserID, si.d.ClaimsPerClient, si.d.Window)); err != nil {
+	if err := admit(w, "claims", "person", si.claims.TakeOf("user:"+c.Session.UserID, si.d.ClaimsPerPerson, si.d.Window)); err != nil {
 		return tenant.Tenant{}, err
 	}
 	var tenantID string

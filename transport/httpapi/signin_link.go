@@ -58,7 +58,7 @@ func (s *Server) SendSignInLink(w http.ResponseWriter, r *http.Request, email, p
 	if err := admit(w, "sign_in_links", "email", si.links.TakeOf("email:"+email, si.d.LinksPerEmail, si.d.Window)); err != nil {
 		return err
 	}
-	if err := admit(w, "sign_in_links", "address", si.links.TakeOf("addr:"+clientAddress(r), si.d.LinksPerClient, si.d.Window)); err != nil {
+	if err := admit(w, "sign_in_links", "address", si.links.TakeOf("addr:"+si.ClientAddress(r), si.d.LinksPerClient, si.d.Window)); err != nil {
 		return err
 	}
 	si.enqueue(mailJob{kind: people.PurposeSignIn, email: email, pageID: pageID, redirect: to})

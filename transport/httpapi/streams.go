@@ -46,7 +46,12 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 	if _, err := pageID(id); err != nil {
 		return err
 	}
+	release, err := rt.holdStream(w, r, v.KeyID, v.SessionID)
+	if err != nil {
+		return err
+	}
 	c := rt.d.Hub.NewConn()
+	c.OnClose(release) // the stream's place is held until it ends, however it ends
 	sub, err := registry.Call[*page.Subscribed](r.Context(), rt.pages, id, &page.Subscribe{Viewer: v, Sub: c, Comments: comments})
 	if err != nil {
 		c.Close()
@@ -134,7 +139,11 @@ func lastEventID(r *http.Request) (uint64, bool, error) {
 // nothing repeats.
 func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	// Deleting the key ends the stream it opened: a final reset, then the close.
-	return rt.tenantEvents(w, r, who.TenantID, "credential_revoked", func(end func()) func() { return rt.keys.OnRevoke(who.KeyID, end) })
+	release, err := rt.holdStream(w, r, who.KeyID, "")
+	if err != nil {
+		return err
+	}
+	return rt.tenantEvents(w, r, who.TenantID, release, "credential_revoked", func(end func()) func() { return rt.keys.OnRevoke(who.KeyID, end) })
 }
 
 // MemberEvents is the tenant's event stream for a signed-in member (the dashboard
@@ -144,18 +153,25 @@ func (s *Server) MemberEvents(w http.ResponseWriter, r *http.Request, tenantID, 
 	if s.rt == nil {
 		return fault.New(fault.NotFound, "streams are not served by this node", nil)
 	}
-	return s.rt.tenantEvents(w, r, tenantID, "signed_out", func(end func()) func() { return s.people.OnEnd(sessionID, end) })
-}
-
-// tenantEvents serves the tenant's event stream; watch registers what ends it
-// early (the credential that opened it going away: a final reset naming endReason)
-// and returns its cancel.
-func (rt *realtime) tenantEvents(w http.ResponseWriter, r *http.Request, tenantID, endReason string, watch func(end func()) func()) error {
-	after, replaying, err := lastEventID(r)
+	release, err := s.holdStream(w, r, "", sessionID)
 	if err != nil {
 		return err
 	}
+	return s.rt.tenantEvents(w, r, tenantID, release, "signed_out", func(end func()) func() { return s.people.OnEnd(sessionID, end) })
+}
+
+// tenantEvents serves the tenant's event stream; release gives back its place
+// (holdStream), once it ends or is refused; watch registers what ends it early
+// (the credential that opened it going away: a final reset naming endReason) and
+// returns its cancel.
+func (rt *realtime) tenantEvents(w http.ResponseWriter, r *http.Request, tenantID string, release func(), endReason string, watch func(end func()) func()) error {
+	after, replaying, err := lastEventID(r)
+	if err != nil {
+		release()
+		return err
+	}
 	c := rt.d.Hub.NewConn()
+	c.OnClose(release)
 	sub, err := registry.Call[*mailbox.Subscribed](r.Context(), rt.d.Mailboxes, tenantID, &mailbox.Subscribe{Sub: c})
 	if err != nil {
 		c.Close()

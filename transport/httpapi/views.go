@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"net"
 	"net/http"
 
 	"github.com/julienschmidt/httprouter"
@@ -15,14 +14,11 @@ import (
 )
 
 // viewerHash identifies a viewer for unique counts without storing who it is: a
-// salted HMAC of the page, the client address and the user agent.
+// salted HMAC of the page, the client address (ClientAddress: behind a trusted
+// proxy, the client's) and the user agent.
 func (rt *realtime) viewerHash(pageID string, r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
 	m := hmac.New(sha256.New, rt.d.ViewSalt)
-	for _, part := range []string{pageID, host, r.UserAgent()} {
+	for _, part := range []string{pageID, rt.ClientAddress(r), r.UserAgent()} {
 		m.Write([]byte(part))
 		m.Write([]byte{0})
 	}

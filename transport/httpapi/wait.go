@@ -72,6 +72,11 @@ func (s *Server) waitDecision(w http.ResponseWriter, r *http.Request, ps httprou
 	if err != nil {
 		return err
 	}
+	release, err := s.holdWait(w, r, who.KeyID)
+	if err != nil {
+		return err
+	}
+	defer release()
 	wt := newWaiter()
 	v := page.Viewer{TenantID: who.TenantID, Agent: who.Agent(), KeyID: who.KeyID}
 	sub, err := registry.Call[*page.Subscribed](r.Context(), s.pages, id, &page.Subscribe{Viewer: v, Sub: wt})

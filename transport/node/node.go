@@ -63,6 +63,26 @@ type Config struct {
 	RegisterPerMinute int                    // registrations per client address per minute (10)
 	LimiterEntries    int                    // buckets each limiter keeps in memory at most (100,000)
 	AdminToken        string                 // enables /v1/admin/* (--admin-token); empty: not mounted
+	PersonPerMinute   int                    // requests of one signed-in person per minute (600)
+
+	// Who the client is (httpapi/clientaddr.go): the proxies whose X-Forwarded-For
+	// and X-Forwarded-Proto are believed (--trusted-proxies); empty: none.
+	TrustedProxies httpapi.TrustedProxies
+
+	// What clients hold open (httpapi/open.go, listener.go). The per-client bounds
+	// on streams and long-polls apply with EnforceLimits (0: 500, <0: none); the
+	// node-wide bound and the header guard always (0: the default, <0: none).
+	StreamsPerAddress    int // open event streams per client address
+	StreamsPerCredential int // open event streams per API key or session
+	WaitsPerAddress      int // open GET /v1/pages/:id/wait per client address
+	WaitsPerCredential   int // open GET /v1/pages/:id/wait per API key
+	// MaxOpen bounds streams and long-polls together; the default is the process's
+	// descriptor limit less a quarter of it (at least 256, at most half) kept for
+	// everything else (openCap).
+	MaxOpen int
+	// HeaderConnsPerAddress bounds the connections of one client address still
+	// sending a request's headers (or idle between requests) (256).
+	HeaderConnsPerAddress int
 
 	// MCP over streamable HTTP (/mcp): idle timeout and caps of its sessions
 	// (--mcp-session-idle, --mcp-sessions-per-caller, --mcp-sessions).
@@ -82,9 +102,11 @@ type Config struct {
 	Google          OAuthConfig   // --google-client-id …
 	SessionTTL      time.Duration // idle lifetime of a session (30 days)
 	LinkTTL         time.Duration // a mailed sign-in link (15 minutes)
-	LinksPerEmail   int           // sign-in mails per address per 15 minutes (5)
-	LinksPerClient  int           // sign-in mails per client address per 15 minutes (20)
-	ClaimsPerClient int           // claim attempts per client address, and per person, per 15 minutes (10)
+	LinksPerEmail   int           // sign-in mails per address per SignInWindow (5)
+	LinksPerClient  int           // sign-in mails per client address per SignInWindow (20)
+	ClaimsPerClient int           // claim attempts per client address per SignInWindow (10)
+	ClaimsPerPerson int           // claim attempts per person per SignInWindow (10)
+	SignInWindow    time.Duration // the window of the sign-in and claim limits (15 minutes)
 
 	// Cluster: how nodes sharing one store hear of each other's commits (cluster.go).
 	Bus bus.Config // --nats, --nats-listen, --nats-routes
@@ -152,6 +174,17 @@ func (c *Config) Defaults() {
 	}
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 60 * time.Second
+	}
+	for _, n := range []*int{&c.StreamsPerAddress, &c.StreamsPerCredential, &c.WaitsPerAddress, &c.WaitsPerCredential} {
+		if *n == 0 {
+			*n = 500
+		}
+	}
+	if c.MaxOpen == 0 {
+		c.MaxOpen = openCap(descriptorLimit())
+	}
+	if c.HeaderConnsPerAddress == 0 {
+		c.HeaderConnsPerAddress = 256
 	}
 	if c.ExpiryEvery <= 0 {
 		c.ExpiryEvery = 250 * time.Millisecond
@@ -248,6 +281,7 @@ func Open(cfg Config) (*Node, error) {
 		Store: store, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
+		TrustedProxies: cfg.TrustedProxies, Open: openLimits(cfg),
 	})
 	for _, a := range n.areas {
 		if a.mount != nil {
@@ -286,6 +320,30 @@ func Open(cfg Config) (*Node, error) {
 	return n, nil
 }
 
+// openCap is the default bound on streams and long-polls held open together: the
+// descriptor limit less the headroom kept for everything else (the store, the
+// API's and /healthz's connections, connections still sending headers): a quarter
+// of the limit, at least 256 and at most half. 0 (unknown limit): none.
+func openCap(limit int) int {
+	if limit <= 0 {
+		return -1
+	}
+	headroom := min(max(limit/4, 256), limit/2)
+	return limit - headroom
+}
+
+// openLimits are the bounds on what clients hold open, as the API takes them: the
+// per-client ones only when limits are enforced, none of them when negative.
+func openLimits(cfg Config) httpapi.OpenLimits {
+	pos := func(n int) int { return max(n, 0) }
+	l := httpapi.OpenLimits{Max: pos(cfg.MaxOpen)}
+	if cfg.EnforceLimits {
+		l.StreamsPerAddress, l.StreamsPerCredential = pos(cfg.StreamsPerAddress), pos(cfg.StreamsPerCredential)
+		l.WaitsPerAddress, l.WaitsPerCredential = pos(cfg.WaitsPerAddress), pos(cfg.WaitsPerCredential)
+	}
+	return l
+}
+
 // Handler is the node's HTTP handler.
 func (n *Node) Handler() http.Handler { return n.API.Handler() }
 
@@ -296,9 +354,12 @@ func (n *Node) Listen() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	guard := newHeaderGuard(ln, n.Config.HeaderConnsPerAddress, n.Config.TrustedProxies)
+	ln = guard
 	n.listener = ln
 	n.httpSrv = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: n.Config.ReadHeaderTimeout,
-		ReadTimeout: n.Config.ReadTimeout, WriteTimeout: n.Config.WriteTimeout, IdleTimeout: 120 * time.Second}
+		ReadTimeout: n.Config.ReadTimeout, WriteTimeout: n.Config.WriteTimeout, IdleTimeout: 120 * time.Second,
+		ConnState: guard.connState}
 	go func() {
 		if err := n.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.Config.Log.Error("http server stopped", slog.Any("err", err))

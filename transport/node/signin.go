@@ -37,7 +37,8 @@ func (n *Node) signinArea(mailer callback.Mailer) area {
 	return area{
 		mount: func(api *httpapi.Server) {
 			run = api.MountSignIn(httpapi.SignInDeps{Mailer: mailer, Providers: providers, DefaultPlan: cfg.DefaultPlan,
-				LinksPerEmail: cfg.LinksPerEmail, LinksPerClient: cfg.LinksPerClient, ClaimsPerClient: cfg.ClaimsPerClient})
+				LinksPerEmail: cfg.LinksPerEmail, LinksPerClient: cfg.LinksPerClient, ClaimsPerClient: cfg.ClaimsPerClient,
+				ClaimsPerPerson: cfg.ClaimsPerPerson, Window: cfg.SignInWindow})
 		},
 		run: func(stop <-chan struct{}) {
 			done := make(chan struct{})

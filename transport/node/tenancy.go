@@ -26,7 +26,7 @@ func (n *Node) tenancyArea(pd *page.Deps) area {
 			s.MountTenancy(httpapi.TenancyDeps{
 				Inbox: inboxes, Book: book, Enforce: cfg.EnforceLimits,
 				AnonPerMinute: cfg.AnonPerMinute, RegisterPerMinute: cfg.RegisterPerMinute,
-				MaxBuckets: cfg.LimiterEntries, AdminToken: cfg.AdminToken,
+				PersonPerMinute: cfg.PersonPerMinute, MaxBuckets: cfg.LimiterEntries, AdminToken: cfg.AdminToken,
 			})
 		},
 		// Idle buckets are dropped every half minute, so limiter memory follows the

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/transport/node"
 	"folio/transport/node/nodetest"
 )
 
@@ -108,4 +109,40 @@ func TestWaitChecksItsInput(t *testing.T) {
 			t.Errorf("timeout=%s: %d %s", bad, r.Status, r.Body)
 		}
 	}
+}
+
+// TestWaitsArePerCredentialBounded: with limits on, one API key holds at most
+// --waits-per-credential (3 here) waits open; the next is 429 RATE_LIMITED naming
+// the credential, with Retry-After, while another key of the same tenant still
+// waits; once the page is decided the three answer and the key may wait again.
+func TestWaitsArePerCredentialBounded(t *testing.T) {
+	e := nodetest.New(t, func(c *node.Config) { c.EnforceLimits, c.WaitsPerCredential = true, 3 })
+	key, _ := e.Register("many-waits")
+	id := waitPage(t, e, key)
+	answers := make(chan map[string]any, 3)
+	for range 3 {
+		go func() { answers <- e.Must(200, "GET", "/v1/pages/"+id+"/wait?timeout=30s", key, nil) }()
+	}
+	eventually(t, 5*time.Second, "the key's three waits held", func() bool {
+		return nodetest.Metric(t, e.Srv.URL, `folio_open_held{kind="waits"}`) == 3
+	})
+	refused := e.Do("GET", "/v1/pages/"+id+"/wait?timeout=1ms", key, nil)
+	d := refused.ErrDetails(t)
+	if refused.ErrCode(t) != "RATE_LIMITED" || d["scope"] != "credential" || d["limit"] != "open_waits" || d["max_open"] != 3.0 {
+		t.Fatalf("the fourth wait: %d %s", refused.Status, refused.Body)
+	}
+	if ra := refused.Header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Fatalf("Retry-After %q", ra)
+	}
+	other := e.Must(201, "POST", "/v1/account/api-keys", key, map[string]any{"name": "second"})["key"].(string)
+	if a := e.Must(200, "GET", "/v1/pages/"+id+"/wait?timeout=1ms", other, nil); a["timed_out"] != true {
+		t.Fatalf("another key's wait: %v", a)
+	}
+	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"actor": map[string]any{"identity": "ann@example.com"}})
+	for range 3 {
+		if a := <-answers; a["decision"] != "approved" {
+			t.Fatalf("a held wait answered %v", a)
+		}
+	}
+	e.Must(200, "GET", "/v1/pages/"+id+"/wait?timeout=1s", key, nil) // its places are back
 }
