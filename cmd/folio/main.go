@@ -26,7 +26,9 @@ folio COMMAND -h lists a command's flags; every flag has a FOLIO_… environment
 func main() {
 	args := os.Args[1:]
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Print(usage)
+		// Plain `folio` serves, so its help is the commands, then serve's flags.
+		fmt.Print(usage, "\nflags of serve:\n")
+		_ = serve([]string{"-h"})
 		return
 	}
 	cmd := "serve"

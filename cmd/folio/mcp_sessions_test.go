@@ -91,7 +91,9 @@ func TestMCPSessionsEndWhenIdleAndAreCappedPerCaller(t *testing.T) {
 	started := time.Now()
 	var opened, refused, unchecked, admitted atomic.Int64
 	var peakG atomic.Int64
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	// The bound is generous: the burst takes 15-40 s on two cores shared with the
+	// rest of the suite, and the test is about what remains after it, not its speed.
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
 	fail := func(format string, args ...any) { t.Errorf(format, args...); cancel() }
 	// from opens perCaller sessions from one address, ten at a time, then asks for
@@ -161,6 +163,9 @@ func TestMCPSessionsEndWhenIdleAndAreCappedPerCaller(t *testing.T) {
 	peakRSS := rssKiB(t, pid)
 	peakG.Store(max(peakG.Load(), int64(goroutines(t, p.base))))
 	if ctx.Err() != nil {
+		if !t.Failed() {
+			t.Fatalf("the burst did not end within its bound: %d of %d initializes in %v", opened.Load(), addresses*perCaller, took.Round(time.Millisecond))
+		}
 		t.FailNow()
 	}
 	cancel()
