@@ -81,6 +81,12 @@ type Config struct {
 	LinksPerEmail   int           // sign-in mails per address per 15 minutes (5)
 	LinksPerClient  int           // sign-in mails per client address per 15 minutes (20)
 	ClaimsPerClient int           // claim attempts per client address, and per person, per 15 minutes (10)
+	// Claims and registration mails (issue 31): the global budget of failed claim
+	// attempts per 15 minutes (100; -1 off), claim mails at registration per
+	// recipient and per registering address (3 and 10) per RegisterMailWindow (24 h).
+	ClaimFailureBudget                                int
+	RegisterMailsPerRecipient, RegisterMailsPerClient int
+	RegisterMailWindow                                time.Duration
 
 	// Cluster: how nodes sharing one store hear of each other's commits (cluster.go).
 	Bus bus.Config // --nats, --nats-listen, --nats-routes

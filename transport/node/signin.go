@@ -37,7 +37,9 @@ func (n *Node) signinArea(mailer callback.Mailer) area {
 	return area{
 		mount: func(api *httpapi.Server) {
 			run = api.MountSignIn(httpapi.SignInDeps{Mailer: mailer, Providers: providers, DefaultPlan: cfg.DefaultPlan,
-				LinksPerEmail: cfg.LinksPerEmail, LinksPerClient: cfg.LinksPerClient, ClaimsPerClient: cfg.ClaimsPerClient})
+				LinksPerEmail: cfg.LinksPerEmail, LinksPerClient: cfg.LinksPerClient, ClaimsPerClient: cfg.ClaimsPerClient,
+				ClaimFailureBudget: cfg.ClaimFailureBudget, RegisterMailsPerRecipient: cfg.RegisterMailsPerRecipient,
+				RegisterMailsPerClient: cfg.RegisterMailsPerClient, RegisterMailWindow: cfg.RegisterMailWindow})
 		},
 		run: func(stop <-chan struct{}) {
 			done := make(chan struct{})
