@@ -153,11 +153,12 @@ func (si *signin) personOf(r *http.Request) (Credential, error) {
 }
 
 // queueClaimMail sends the owner an agent named at registration its claim mail,
-// and tells whether it will. Registration is anonymous, so each such mail spends
-// one of the registering client address's and one of the recipient's
-// registration mails (RegisterMailsPer*), and one of the recipient's sign-in mails
-// (LinksPerEmail): registering agents cannot flood an address, nor one client
-// mail many. Past a limit the registration still succeeds and its claimUrl still
+// and tells whether it will. Registration is anonymous, so each registration that
+// names an owner spends one of its client address's registration mails
+// (RegisterMailsPerClient, whether or not the mail then goes), and each mail one
+// of the recipient's registration mails (RegisterMailsPerRecipient) and sign-in
+// mails (LinksPerEmail): registering agents cannot flood an address, nor one
+// client mail many. Past a limit the registration still succeeds and its claimUrl still
 // works, only the mail is not sent.
 func (s *Server) queueClaimMail(r *http.Request, reg *tenant.Registered, claimURL string) bool {
 	t := reg.Tenant

@@ -142,7 +142,7 @@ func TestClaimByCodeOrKey(t *testing.T) {
 	}
 }
 
-// TestAGuessedClaimCodeNeverClaims: 1,000 unclaimed agents share the prefix
+// TestAGuessedClaimCodeNeverClaims: 600 unclaimed agents share the prefix
 // CLAUDE (as MCP-provisioned ones do), so their 4-character codes cover a large
 // part of a small space. Guessing codes without the claim token (or with another
 // agent's token) claims nothing, even a code that exists; the 409 of a claimed
@@ -151,18 +151,26 @@ func TestAGuessedClaimCodeNeverClaims(t *testing.T) {
 	t.Parallel()
 	in := newInbox(t)
 	e := nodetest.New(t, mailTo(in.SMTP), func(c *node.Config) { c.ClaimsPerClient, c.ClaimFailureBudget = 10_000, 10_000 })
-	agents := make([]agent, 1000)
+	agents := make([]agent, 600)
+	var wg sync.WaitGroup
+	for w := range 8 { // registrations in parallel share commits
+		wg.Go(func() {
+			for i := w; i < len(agents); i += 8 {
+				agents[i] = register(t, e, "Claude", "")
+			}
+		})
+	}
+	wg.Wait()
 	codes := map[string]agent{}
-	for i := range agents {
-		agents[i] = register(t, e, "Claude", "")
-		codes[agents[i].code] = agents[i]
+	for _, a := range agents {
+		codes[a.code] = a
 	}
 	attacker := signIn(t, e, in, "mallory@evil.test")
 	own := register(t, e, "Claude", "")
 	// Every real code, without a token and with the attacker's own agent's token.
 	tried := 0
 	for code := range codes {
-		if tried == 300 {
+		if tried == 150 {
 			break
 		}
 		tried++
