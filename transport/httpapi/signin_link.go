@@ -189,7 +189,7 @@ func (si *signin) verifyLink(w http.ResponseWriter, r *http.Request, _ httproute
 			if !errors.As(err, &fe) {
 				return err
 			}
-			to += "&problem=claimed"
+			to = "/claim?problem=claimed" // names no workspace
 		}
 	}
 	if _, err := si.startSession(w, r, u, page.AuthMagicLink); err != nil {

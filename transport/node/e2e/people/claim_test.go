@@ -286,3 +286,24 @@ func TestOneOfManySimultaneousClaimsWins(t *testing.T) {
 		t.Fatalf("%d of %d simultaneous claims won, want exactly 1", won, len(sessions))
 	}
 }
+
+// TestAClaimLinkForAClaimedAccountNamesNoWorkspace: the owner's claim mail, used
+// after someone else claimed the account (with its key), signs the owner in and
+// leads to the claim page saying it was claimed, without naming the workspace.
+func TestAClaimLinkForAClaimedAccountNamesNoWorkspace(t *testing.T) {
+	t.Parallel()
+	in := newInbox(t)
+	e := nodetest.New(t, mailTo(in.SMTP))
+	a := register(t, e, "Taken bot", "owner@example.com")
+	m := in.next(t, "owner@example.com")
+	first := signIn(t, e, in, "first@example.com")
+	wantClaimed(t, "claim by key", claim(t, e, first, "/v1/auth/claim/key", map[string]any{"key": a.key}), a.tenantID)
+	r := follow(t, e, linkIn(t, e, m), "")
+	if _, _, ok := r.cookie(sessionCookie); r.Status != 303 || !ok || r.Location != "/claim?problem=claimed" {
+		t.Fatalf("the claim link of a claimed account: %d to %q, cookies %v; want signed in, to /claim?problem=claimed", r.Status, r.Location, r.SetCookie)
+	}
+	page := must(t, e, 200, req{method: "GET", path: r.Location, accept: "text/html"})
+	if strings.Contains(string(page.Body), a.tenantID) || !strings.Contains(string(page.Body), "already claimed") {
+		t.Fatalf("the claim page after a claimed account's link:\n%s", nodetest.Excerpt(page.Body, 1500))
+	}
+}
