@@ -102,6 +102,10 @@ func lookupID(key string) []byte {
 	return []byte(key[:lookupLen])
 }
 
+// IsWholeKey tells whether s has the length of a whole key ("sk_live_" or
+// "sk_test_" and 44 characters, newKey), not only of its listed prefix.
+func IsWholeKey(s string) bool { return IsAPIKey(s) && len(s) == 8+44 }
+
 // IsAPIKey tells whether s looks like one of our keys.
 func IsAPIKey(s string) bool {
 	return strings.HasPrefix(s, "sk_live_") || strings.HasPrefix(s, "sk_test_")

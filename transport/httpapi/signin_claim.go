@@ -66,9 +66,6 @@ type ClaimProof struct {
 	Code, Token, Key string
 }
 
-// wholeKeyLen is the length of an API key: "sk_live_" and 44 characters.
-const wholeKeyLen = 8 + 44
-
 // ClaimTenant makes the signed-in person of c the owner of an unclaimed tenant,
 // proven by its claim code together with its claim token, or by one of its whole
 // API keys. Every attempt spends one of the client address's and the person's
@@ -82,7 +79,7 @@ func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credentia
 		token = token[i+1:]
 	}
 	switch {
-	case key != "" && (!tenant.IsAPIKey(key) || len(key) != wholeKeyLen):
+	case key != "" && !tenant.IsWholeKey(key):
 		return tenant.Tenant{}, fault.Field("key", "whole_key",
 			"paste the agent's whole API key (sk_live_ and 44 more characters): the prefix the dashboard lists proves nothing")
 	case key != "":
