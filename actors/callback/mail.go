@@ -95,7 +95,7 @@ func (f *FileMailer) Send(_ context.Context, m *Mail, id string, at time.Time) e
 	}
 	path := filepath.Join(f.Dir, id+".eml")
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, message(f.From, m, id, at), 0o640); err != nil {
+	if err := os.WriteFile(tmp, encodeMessage(f.From, m, id, at, false), 0o640); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -121,6 +121,19 @@ func address(from string) string {
 // UTF-8, quoted-printable), the text first: a mail client shows the last
 // alternative it can display, so the richest goes last.
 func message(from string, m *Mail, id string, at time.Time) []byte {
+	return encodeMessage(from, m, id, at, true)
+}
+
+// encodeMessage is message with its parts quoted-printable (qp, what goes over
+// SMTP) or 8bit: the outbox folder's files are read by people and tools, and a
+// quoted-printable body breaks a long link over soft line ends ("=" at 76
+// characters) and spells "=" as "=3D", so a link copied from the file would not
+// work. An 8bit part is the UTF-8 text as it is, CRLF line ends.
+func encodeMessage(from string, m *Mail, id string, at time.Time, qp bool) []byte {
+	cte, write := "quoted-printable", writeQP
+	if !qp {
+		cte, write = "8bit", write8bit
+	}
 	var b bytes.Buffer
 	hdr := func(k, v string) { fmt.Fprintf(&b, "%s: %s\r\n", k, v) }
 	hdr("From", from)
@@ -131,16 +144,17 @@ func message(from string, m *Mail, id string, at time.Time) []byte {
 	hdr("MIME-Version", "1.0")
 	if m.HTML == "" {
 		hdr("Content-Type", "text/plain; charset=utf-8")
-		hdr("Content-Transfer-Encoding", "quoted-printable")
+		hdr("Content-Transfer-Encoding", cte)
 		b.WriteString("\r\n")
-		writeQP(&b, m.Text)
+		write(&b, m.Text)
 		b.WriteString("\r\n")
 		return b.Bytes()
 	}
 	mw := multipart.NewWriter(&b)
 	// Quoted-printable output never holds "=_" ("=" is always followed by two hex
 	// digits or a line end), so a boundary starting with it cannot occur in either
-	// part, whatever the text; the random rest keeps it unique when nested.
+	// part, whatever the text; the random rest (130 bits) keeps it unique when
+	// nested, and in an 8bit part, whose text nobody can make guess it.
 	if err := mw.SetBoundary("=_folio_" + rand.Text()); err != nil {
 		panic(err) // the boundary is a constant prefix and base32: always valid
 	}
@@ -149,12 +163,17 @@ func message(from string, m *Mail, id string, at time.Time) []byte {
 	for _, p := range []struct{ media, body string }{{"text/plain", m.Text}, {"text/html", m.HTML}} {
 		w, _ := mw.CreatePart(textproto.MIMEHeader{
 			"Content-Type":              {p.media + "; charset=utf-8"},
-			"Content-Transfer-Encoding": {"quoted-printable"},
+			"Content-Transfer-Encoding": {cte},
 		})
-		writeQP(w, p.body)
+		write(w, p.body)
 	}
 	_ = mw.Close() // ends with the close delimiter and its CRLF
 	return b.Bytes()
+}
+
+// write8bit writes s as it is, its "\n" line ends as CRLF.
+func write8bit(w io.Writer, s string) {
+	_, _ = io.WriteString(w, strings.ReplaceAll(s, "\n", "\r\n"))
 }
 
 // writeQP writes s quoted-printable, its "\n" line ends as CRLF.

@@ -90,6 +90,19 @@ const (
 	linkPrefix    = "ml_"
 )
 
+// IsLinkToken tells whether s looks like a sign-in link's token.
+func IsLinkToken(s string) bool {
+	if len(s) != len(linkPrefix)+43 || s[:len(linkPrefix)] != linkPrefix {
+		return false
+	}
+	for _, c := range s[len(linkPrefix):] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
 // IsSessionToken tells whether s looks like a session token.
 func IsSessionToken(s string) bool { return strings.HasPrefix(s, SessionPrefix) }
 

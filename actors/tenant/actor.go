@@ -88,6 +88,11 @@ func (a *Actor) register(msg *Register) any {
 	for attempt := 0; attempt < 8; attempt++ {
 		t := Tenant{V: schemaV1, ID: a.id, Name: name, Plan: msg.Plan, OwnerEmail: msg.OwnerEmail,
 			ClaimCode: claimPrefix(name) + "-" + ids.Upper(4), CreatedAt: now, Claimed: msg.Owner != nil}
+		claimToken := ""
+		if !t.Claimed {
+			claimToken = newClaimToken()
+			t.ClaimTokenHash = claimTokenHash(claimToken)
+		}
 		key, secret := newKey(a.id, name, false, now)
 		err := a.deps.Store.Update(func(tx *persistence.Tx) error {
 			if tx.Get(bucketTenants, []byte(a.id)) != nil {
@@ -107,6 +112,11 @@ func (a *Actor) register(msg *Register) any {
 			if err := tx.Put(bucketClaimCodes, []byte(t.ClaimCode), []byte(t.ID)); err != nil {
 				return err
 			}
+			if t.ClaimTokenHash != nil {
+				if err := tx.Put(bucketClaimTokens, t.ClaimTokenHash, []byte(t.ID)); err != nil {
+					return err
+				}
+			}
 			if o := msg.Owner; o != nil {
 				m := *o
 				m.Role, m.JoinedAt = "owner", now
@@ -122,7 +132,7 @@ func (a *Actor) register(msg *Register) any {
 		if err != nil {
 			return err
 		}
-		return &Registered{Tenant: t, APIKey: secret}
+		return &Registered{Tenant: t, APIKey: secret, ClaimToken: claimToken}
 	}
 	return errors.New("tenant: no free claim code")
 }

@@ -65,29 +65,18 @@ func TenantsOf(store *persistence.Store, userID string) []string {
 	return out
 }
 
-// TenantOfCode finds the tenant a claim code belongs to.
-func TenantOfCode(store *persistence.Store, code string) (string, bool) {
-	if code == "" || len(code) > 64 {
-		return "", false
-	}
-	var id []byte
-	_ = store.View(func(tx *persistence.Tx) error {
-		id = tx.Get(bucketClaimCodes, []byte(code))
-		return nil
-	})
-	return string(id), id != nil
-}
-
-// claim answers Claim.
+// claim answers Claim. A refusal names no tenant: a wrong code or token is the
+// same 404 whichever of them is wrong, and a claimed tenant is 409 without its id.
 func (a *Actor) claim(msg *Claim) any {
 	var t Tenant
 	err := a.deps.Store.Update(func(tx *persistence.Tx) error {
 		var ok bool
-		if t, ok = decodeTenant(tx.Get(bucketTenants, []byte(a.id))); !ok || (msg.Code != "" && msg.Code != t.ClaimCode) {
-			return fault.Missing("claim code", msg.Code)
+		t, ok = decodeTenant(tx.Get(bucketTenants, []byte(a.id)))
+		if !ok || ((msg.Code != "" || msg.Token != "") && !claimProofHolds(t, msg.Code, msg.Token)) {
+			return NoClaim()
 		}
 		if t.Claimed {
-			return fault.New(fault.Conflict, "this agent's account has already been claimed", map[string]any{"tenant_id": t.ID})
+			return fault.New(fault.Conflict, "this agent's account has already been claimed: an account has one owner, so ask whoever claimed it", nil)
 		}
 		t.Claimed = true
 		if err := putJSON(tx, bucketTenants, []byte(t.ID), t); err != nil {
@@ -101,6 +90,12 @@ func (a *Actor) claim(msg *Claim) any {
 		return err
 	}
 	return &Claimed{Tenant: t}
+}
+
+// NoClaim is the one answer to a claim code and token that are not an account's,
+// whichever part is wrong.
+func NoClaim() *fault.Error {
+	return fault.New(fault.NotFound, "no agent account matches this claim code and claim link: open the claimUrl the agent gave you (it carries the claim token) and check the code", map[string]any{"field": "claimCode"})
 }
 
 // listMembers answers ListMembers.

@@ -13,10 +13,12 @@ type Register struct {
 	Owner *Member
 }
 
-// Registered answers Register.
+// Registered answers Register. ClaimToken is the tenant's claim token, returned
+// only here (it is stored as a hash): it goes into the claimUrl and the claim mail.
 type Registered struct {
-	Tenant Tenant
-	APIKey string
+	Tenant     Tenant
+	APIKey     string
+	ClaimToken string
 }
 
 // CreateKey adds a key to the tenant.
@@ -55,12 +57,15 @@ type View struct {
 // KeyDeleted answers DeleteKey.
 type KeyDeleted struct{}
 
-// Claim makes a signed-in person a member of an unclaimed tenant. Code is the claim
-// code they entered (a wrong one is 404); an empty Code is a claim proven another
-// way (the full API key, or the claim link mailed to the owner). A tenant is
-// claimed once: a second claim is 409.
+// Claim makes a signed-in person a member of an unclaimed tenant. Code and Token
+// are the claim code they confirmed and the claim token of the claim link: when
+// either is given, both must be the tenant's (else 404, naming nothing), so a
+// guessed code never claims. Both empty is a claim proven another way (the whole
+// API key, or the claim link mailed to the owner). A tenant is claimed once: a
+// second claim is 409, which names no tenant.
 type Claim struct {
 	Code   string
+	Token  string
 	Person Member
 }
 

@@ -13,10 +13,13 @@ import (
 // Buckets owned by this package.
 const (
 	bucketTenants    = "tenants"     // tenantId -> Tenant
-	bucketClaimCodes = "claim_codes" // code -> tenantId
-	bucketKeys       = "keys"        // lookup id (first 20 chars of the key) -> Key
-	bucketTenantKeys = "tenant_keys" // tenantId 0x00 keyId -> lookup id
-	bucketLastUsed   = "key_last_used"
+	bucketClaimCodes = "claim_codes" // code -> tenantId (keeps codes unique; never a way in)
+	// bucketClaimTokens finds an unclaimed tenant by its claim token: sha256(token)
+	// -> tenantId. The token itself is never stored.
+	bucketClaimTokens = "claim_tokens"
+	bucketKeys        = "keys"        // lookup id (first 20 chars of the key) -> Key
+	bucketTenantKeys  = "tenant_keys" // tenantId 0x00 keyId -> lookup id
+	bucketLastUsed    = "key_last_used"
 	// BucketUsage is written by the Usage outlet in the commit that creates a page.
 	BucketUsage = "usage" // tenantId 0x00 "YYYY-MM" -> count(8)
 )
@@ -25,14 +28,17 @@ const schemaV1 = 1
 
 // Tenant is one account.
 type Tenant struct {
-	V          int       `json:"v"`
-	ID         string    `json:"id"`
-	Name       string    `json:"name"`
-	Plan       string    `json:"plan"`
-	OwnerEmail string    `json:"owner_email,omitempty"`
-	ClaimCode  string    `json:"claim_code"`
-	Claimed    bool      `json:"claimed"`
-	CreatedAt  time.Time `json:"created_at"`
+	V          int    `json:"v"`
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Plan       string `json:"plan"`
+	OwnerEmail string `json:"owner_email,omitempty"`
+	ClaimCode  string `json:"claim_code"`
+	// ClaimTokenHash is the sha256 of the claim token (claimtoken.go); empty for a
+	// tenant made claimed, or registered before claim tokens existed.
+	ClaimTokenHash []byte    `json:"claim_token_hash,omitempty"`
+	Claimed        bool      `json:"claimed"`
+	CreatedAt      time.Time `json:"created_at"`
 	// Limits an operator set for this tenant (folio admin set-plan); nil means the
 	// plan's own. 0 means unlimited.
 	RequestsPerMinute *int `json:"requests_per_minute,omitempty"`
@@ -95,6 +101,10 @@ func lookupID(key string) []byte {
 	}
 	return []byte(key[:lookupLen])
 }
+
+// IsWholeKey tells whether s has the length of a whole key ("sk_live_" or
+// "sk_test_" and 44 characters, newKey), not only of its listed prefix.
+func IsWholeKey(s string) bool { return IsAPIKey(s) && len(s) == 8+44 }
 
 // IsAPIKey tells whether s looks like one of our keys.
 func IsAPIKey(s string) bool {

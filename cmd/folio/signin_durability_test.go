@@ -1,12 +1,10 @@
 package main
 
 import (
-	"io"
-	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
+	"bytes"
 	"net/http"
 	"net/mail"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,7 +32,7 @@ func TestKill9KeepsSignInsAndClaims(t *testing.T) {
 	}
 	link := outboxLink(t, dir, "second@example.com")
 	secondSession := follow(t, link)
-	if st, m, _ := p.call("POST", "/v1/auth/claim", secondSession, map[string]any{"claimCode": second["claimCode"]}); st != 200 || m["claimed"] != true {
+	if st, m, _ := p.call("POST", "/v1/auth/claim", secondSession, claimProof(second)); st != 200 || m["claimed"] != true {
 		t.Fatalf("claim: %d %v", st, m)
 	}
 
@@ -49,19 +47,26 @@ func TestKill9KeepsSignInsAndClaims(t *testing.T) {
 			t.Errorf("after kill -9, /v1/auth/me = %d %v, want the claimed tenant %s", st, me, c.tenant)
 		}
 	}
-	if st, _, _ := p2.call("POST", "/v1/auth/claim", ownerSession, map[string]any{"claimCode": first["claimCode"]}); st != 409 {
+	if st, _, _ := p2.call("POST", "/v1/auth/claim", ownerSession, claimProof(first)); st != 409 {
 		t.Errorf("claiming the owner's agent again after the restart: %d, want 409 (claimed)", st)
 	}
-	res := get(t, link)
+	res := use(t, link)
 	if loc := res.Header.Get("Location"); !strings.Contains(loc, "problem=link_used") {
 		t.Errorf("a link used before the kill leads to %q after it, want the used-link page", loc)
 	}
 }
 
-var verifyLink = regexp.MustCompile(`https?://\S+/v1/auth/magic-link/verify\?token=[A-Za-z0-9_%.-]+`)
+var verifyLink = regexp.MustCompile(`https?://\S+/login/link#ml_[0-9A-Za-z]+`)
 
-// outboxLink waits for the mail to `to` in the outbox folder and returns the link in
-// its text part.
+// claimProof is the body of POST /v1/auth/claim for a registration: its claim code
+// and the claim token after the # of its claimUrl.
+func claimProof(reg map[string]any) map[string]any {
+	u := reg["claimUrl"].(string)
+	return map[string]any{"claimCode": reg["claimCode"], "claimToken": u[strings.IndexByte(u, '#')+1:]}
+}
+
+// outboxLink waits for the mail to `to` in the outbox folder and returns the link
+// as it stands in the file: a person copies it from there, so it must be whole.
 func outboxLink(t *testing.T, dataDir, to string) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -78,36 +83,30 @@ func outboxLink(t *testing.T, dataDir, to string) string {
 	return ""
 }
 
+// linkIn is the sign-in link in the raw file of the mail to `to`, if it is that.
 func linkIn(t *testing.T, path, to string) string {
-	f, err := os.Open(path)
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	m, err := mail.ReadMessage(f)
+	m, err := mail.ReadMessage(bytes.NewReader(raw))
 	if err != nil || !strings.EqualFold(m.Header.Get("To"), to) {
 		return ""
 	}
-	_, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
-	if err != nil || params["boundary"] == "" {
-		t.Fatalf("the sign-in mail %s is not multipart: %v", path, err)
+	link := verifyLink.FindString(string(raw))
+	if link == "" {
+		t.Fatalf("the mail %s has no whole sign-in link a person could copy:\n%s", path, raw)
 	}
-	part, err := multipart.NewReader(m.Body, params["boundary"]).NextPart()
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := io.ReadAll(quotedprintable.NewReader(part))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return verifyLink.FindString(string(text))
+	return link
 }
 
-// get fetches url without following a redirect.
-func get(t *testing.T, url string) *http.Response {
+// use posts a sign-in link's token as its landing page does, without following
+// the redirect.
+func use(t *testing.T, link string) *http.Response {
 	t.Helper()
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(url)
+	i := strings.Index(link, "/login/link#")
+	res, err := c.PostForm(link[:i]+"/v1/auth/magic-link/verify", url.Values{"token": {link[i+len("/login/link#"):]}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,7 @@ func get(t *testing.T, url string) *http.Response {
 // follow uses a sign-in link and returns the session it sets.
 func follow(t *testing.T, link string) string {
 	t.Helper()
-	res := get(t, link)
+	res := use(t, link)
 	for _, c := range res.Cookies() {
 		if c.Name == "folio_session" && c.Value != "" {
 			return c.Value

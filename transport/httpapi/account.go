@@ -30,16 +30,27 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	if err != nil {
 		return err
 	}
-	s.queueClaimMail(res.Tenant)
-	claimURL := s.urls.App + "/claim?code=" + url.QueryEscape(res.Tenant.ClaimCode)
+	claimURL := ClaimURL(s.urls.App, res.Tenant.ClaimCode, res.ClaimToken)
+	message := "Agent registered. Store the API key now: it is shown only once. A person claims this agent by opening " + claimURL + " and confirming the claim code " + res.Tenant.ClaimCode + "."
+	if req.OwnerEmail != "" && !s.queueClaimMail(r, res, claimURL) {
+		message += " No claim mail was sent to owner_email (too many mails to it, or from this address, recently): give the person the claimUrl."
+	}
 	writeJSON(w, http.StatusCreated, map[string]any{
 		"apiKey":    res.APIKey,
 		"tenantId":  res.Tenant.ID,
 		"claimCode": res.Tenant.ClaimCode,
 		"claimUrl":  claimURL,
-		"message":   "Agent registered. Store the API key now: it is shown only once. A person can claim this agent at " + claimURL,
+		"message":   message,
 	})
 	return nil
+}
+
+// ClaimURL is the address where a person claims an agent: the claim page with the
+// code filled in and the claim token after #, which a browser never sends to a
+// server (so it never sits in an access log); the page's script hands it to the
+// claim form.
+func ClaimURL(app, code, token string) string {
+	return app + "/claim?code=" + url.QueryEscape(code) + "#" + token
 }
 
 type keyView struct {

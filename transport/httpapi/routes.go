@@ -59,7 +59,8 @@ func (s *Server) routes(reg *prometheus.Registry) {
 func (si *signin) routes() {
 	s := si.Server
 	s.handle("POST", "/v1/auth/magic-link/send", si.sendLink)
-	s.handle("GET", "/v1/auth/magic-link/verify", si.verifyLink)
+	s.handle("GET", "/v1/auth/magic-link/verify", si.verifyLinkGet)
+	s.handle("POST", "/v1/auth/magic-link/verify", si.verifyLink)
 	s.handle("POST", "/v1/auth/oauth/:provider", si.oauthStart)
 	s.handle("GET", "/v1/auth/oauth/:provider/callback", si.oauthCallback)
 	s.handle("GET", "/v1/auth/me", si.me)

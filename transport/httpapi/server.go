@@ -24,7 +24,7 @@ type URLs struct {
 	Base      string // {base_url}
 	PageBase  string // {page_base_url}: pageUrl = PageBase + "/p/" + id
 	ShortBase string // {short_url_base}: shortUrl = ShortBase + "/s/" + code
-	App       string // {app_url}: claimUrl = App + "/claim?code=…"
+	App       string // {app_url}: claimUrl = App + "/claim?code=…#<claim token>"
 }
 
 // Config wires the API to the actors and the store.
@@ -62,6 +62,7 @@ type Server struct {
 	defaultPlan string
 	log         *slog.Logger
 	metrics     *httpMetrics
+	reg         prometheus.Registerer // where areas mounted later register their metrics
 	ready       atomic.Bool
 	trusted     TrustedProxies // clientaddr.go
 	open        *openConns     // streams and long-polls held open (open.go)
@@ -84,7 +85,7 @@ func New(c Config) *Server {
 		c.DefaultPlan = "free"
 	}
 	s := &Server{store: c.Store, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, people: c.People, now: c.Now, urls: c.URLs,
-		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry),
+		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry), reg: c.Registry,
 		trusted: c.TrustedProxies, open: newOpenConns(c.Open)}
 	if c.Registry != nil {
 		c.Registry.MustRegister(s.open.gauges()...)

@@ -23,6 +23,14 @@ type SignInDeps struct {
 	LinksPerEmail, LinksPerClient    int
 	ClaimsPerClient, ClaimsPerPerson int
 	Window                           time.Duration
+	// ClaimFailureBudget is the global budget of failed claim attempts per Window,
+	// across all addresses (claim_budget.go; default 100).
+	ClaimFailureBudget int
+	// Claim mails at registration (owner_email) per recipient and per registering
+	// client address, per RegisterMailWindow (3 and 10 per 24 hours): registration
+	// is anonymous, so it must not become a way to mail anyone at will.
+	RegisterMailsPerRecipient, RegisterMailsPerClient int
+	RegisterMailWindow                                time.Duration
 	// DefaultPlan is the plan of a workspace created at a first OAuth sign-in.
 	DefaultPlan string
 }
@@ -30,11 +38,14 @@ type SignInDeps struct {
 // signin is the mounted area.
 type signin struct {
 	*Server
-	d       SignInDeps
-	mails   chan mailJob // sign-in and claim mails, sent in the background (signin_mail.go)
-	links   *Limiter     // by e-mail and by client address
-	claims  *Limiter     // by person and by client address
-	welcome welcomeKeys  // a first sign-in's new API key, until it is shown
+	d      SignInDeps
+	mails  chan mailJob // sign-in and claim mails, sent in the background (signin_mail.go)
+	links  *Limiter     // by e-mail and by client address
+	claims *Limiter     // by person and by client address
+	// regMails: claim mails at registration, by recipient and by client address.
+	regMails *Limiter
+	budget   *claimBudget // failed claims across every address
+	welcome  welcomeKeys  // a first sign-in's new API key, until it is shown
 }
 
 // MountSignIn registers the sign-in routes (routes.go) and returns the loop that
@@ -55,8 +66,22 @@ func (s *Server) MountSignIn(d SignInDeps) (run func(stop <-chan struct{})) {
 	if d.Window <= 0 {
 		d.Window = 15 * time.Minute
 	}
+	if d.ClaimFailureBudget == 0 {
+		d.ClaimFailureBudget = 100
+	}
+	if d.RegisterMailsPerRecipient <= 0 {
+		d.RegisterMailsPerRecipient = 3
+	}
+	if d.RegisterMailsPerClient <= 0 {
+		d.RegisterMailsPerClient = 10
+	}
+	if d.RegisterMailWindow <= 0 {
+		d.RegisterMailWindow = 24 * time.Hour
+	}
 	si := &signin{Server: s, d: d, mails: make(chan mailJob, 1024),
-		links: NewLimiter(s.now, 0), claims: NewLimiter(s.now, 0), welcome: welcomeKeys{m: map[string]welcome{}}}
+		links: NewLimiter(s.now, 0), claims: NewLimiter(s.now, 0), regMails: NewLimiter(s.now, 0),
+		budget:  newClaimBudget(s.reg, s.now, d.ClaimFailureBudget, d.Window),
+		welcome: welcomeKeys{m: map[string]welcome{}}}
 	s.signin = si
 	si.routes()
 	return si.run

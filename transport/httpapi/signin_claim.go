@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -13,20 +14,22 @@ import (
 	"folio/actors/tenant"
 )
 
-// claim is POST /v1/auth/claim {claimCode}: a signed-in person claims an agent's
-// account with the code the agent received at registration.
+// claim is POST /v1/auth/claim {claimCode, claimToken}: a signed-in person claims
+// an agent's account with the code the agent received at registration and the
+// claim token of its claimUrl (the part after #). The code alone claims nothing.
 func (si *signin) claim(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	c, err := si.personOf(r)
 	if err != nil {
 		return err
 	}
 	var req struct {
-		ClaimCode string `json:"claimCode"`
+		ClaimCode  string `json:"claimCode"`
+		ClaimToken string `json:"claimToken"`
 	}
 	if err := si.decode(w, r, &req, false); err != nil {
 		return err
 	}
-	t, err := si.ClaimTenant(w, r, c, req.ClaimCode, "")
+	t, err := si.ClaimTenant(w, r, c, ClaimProof{Code: req.ClaimCode, Token: req.ClaimToken})
 	if err != nil {
 		return err
 	}
@@ -49,7 +52,7 @@ func (si *signin) claimByKey(w http.ResponseWriter, r *http.Request, _ httproute
 	if err := si.decode(w, r, &req, false); err != nil {
 		return err
 	}
-	t, err := si.ClaimTenant(w, r, c, "", req.Key)
+	t, err := si.ClaimTenant(w, r, c, ClaimProof{Key: req.Key})
 	if err != nil {
 		return err
 	}
@@ -57,19 +60,38 @@ func (si *signin) claimByKey(w http.ResponseWriter, r *http.Request, _ httproute
 	return nil
 }
 
+// ClaimProof is what a claimer shows: the claim code and the claim token of the
+// claim link together, or the agent's whole API key.
+type ClaimProof struct {
+	Code, Token, Key string
+}
+
 // ClaimTenant makes the signed-in person of c the owner of an unclaimed tenant,
-// proven by its claim code or by one of its API keys (exactly one of them). Every
-// attempt spends one of the client address's claim attempts, so codes cannot be
-// guessed: a wrong code or key is 404 and says nothing more; a tenant already
-// claimed is 409.
-func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credential, code, key string) (tenant.Tenant, error) {
+// proven by its claim code together with its claim token, or by one of its whole
+// API keys. Every attempt spends one of the client address's and the person's
+// claim attempts, and every attempt that proves nothing one of the global failure
+// budget (claim_budget.go). A refusal identifies no workspace: a wrong code or
+// token or key is 404 and says nothing more; a tenant already claimed is 409.
+func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credential, p ClaimProof) (tenant.Tenant, error) {
 	si := s.signin
-	code, key = strings.TrimSpace(code), strings.TrimSpace(key)
+	code, token, key := strings.TrimSpace(p.Code), strings.TrimSpace(p.Token), strings.TrimSpace(p.Key)
+	if i := strings.LastIndexByte(token, '#'); i >= 0 { // the whole claimUrl pasted
+		token = token[i+1:]
+	}
 	switch {
-	case code == "" && key == "":
+	case key != "" && !tenant.IsWholeKey(key):
+		return tenant.Tenant{}, fault.Field("key", "whole_key",
+			"paste the agent's whole API key (sk_live_ and 44 more characters): the prefix the dashboard lists proves nothing")
+	case key != "":
+	case code == "":
 		return tenant.Tenant{}, fault.Field("claimCode", "required", "claimCode is required")
 	case len(code) > 64:
 		return tenant.Tenant{}, fault.Field("claimCode", "max_length", "claimCode has at most 64 characters")
+	case token == "":
+		return tenant.Tenant{}, fault.Field("claimToken", "required",
+			"claimToken is required with the claim code: it is the part of the agent's claimUrl after #, and the claim page at that address sends it for you")
+	case len(token) > 128:
+		return tenant.Tenant{}, fault.Field("claimToken", "max_length", "claimToken has at most 128 characters")
 	}
 	if err := admit(w, "claims", "address", si.claims.TakeOf("addr:"+si.ClientAddress(r), si.d.ClaimsPerClient, si.d.Window)); err != nil {
 		return tenant.Tenant{}, err
@@ -77,23 +99,32 @@ func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credentia
 	if err := admit(w, "claims", "person", si.claims.TakeOf("user:"+c.Session.UserID, si.d.ClaimsPerPerson, si.d.Window)); err != nil {
 		return tenant.Tenant{}, err
 	}
+	if err := si.budget.admit(w); err != nil {
+		return tenant.Tenant{}, err
+	}
+	msg := &tenant.Claim{Person: tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email}}
 	var tenantID string
 	if key != "" {
 		who, ok := si.keys.Authenticate(key)
 		if !ok {
-			return tenant.Tenant{}, fault.New(fault.NotFound, "no agent account has this key", map[string]any{"field": "key"})
+			si.budget.fail("key")
+			return tenant.Tenant{}, fault.New(fault.NotFound, "no agent account has this key: check that you pasted the whole key", map[string]any{"field": "key"})
 		}
 		tenantID = who.TenantID
 	} else {
-		id, ok := tenant.TenantOfCode(si.store, strings.ToUpper(code))
+		id, ok := tenant.TenantOfClaimToken(si.store, token)
 		if !ok {
-			return tenant.Tenant{}, fault.New(fault.NotFound, "no agent account has this claim code", map[string]any{"field": "claimCode"})
+			si.budget.fail("code")
+			return tenant.Tenant{}, tenant.NoClaim()
 		}
-		tenantID, code = id, strings.ToUpper(code)
+		tenantID, msg.Code, msg.Token = id, code, token
 	}
-	res, err := registry.Call[*tenant.Claimed](r.Context(), si.tenants, tenantID,
-		&tenant.Claim{Code: code, Person: tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email}})
+	res, err := registry.Call[*tenant.Claimed](r.Context(), si.tenants, tenantID, msg)
 	if err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Code == fault.NotFound {
+			si.budget.fail("code")
+		}
 		return tenant.Tenant{}, err
 	}
 	return res.Tenant, nil
@@ -118,28 +149,41 @@ func (si *signin) personOf(r *http.Request) (Credential, error) {
 	return c, nil
 }
 
-// queueClaimMail sends the owner an agent named at registration its claim link.
-// It spends one of the address's sign-in mails (LinksPerEmail), so registering
-// agents cannot flood an address; past the limit the registration still succeeds
-// and its claim code still works, only the mail is not sent.
-func (s *Server) queueClaimMail(t tenant.Tenant) {
+// queueClaimMail sends the owner an agent named at registration its claim mail,
+// and tells whether it will. Registration is anonymous, so each registration that
+// names an owner spends one of its client address's registration mails
+// (RegisterMailsPerClient, whether or not the mail then goes), and each mail one
+// of the recipient's registration mails (RegisterMailsPerRecipient) and sign-in
+// mails (LinksPerEmail): registering agents cannot flood an address, nor one
+// client mail many. Past a limit the registration still succeeds and its claimUrl still
+// works, only the mail is not sent.
+func (s *Server) queueClaimMail(r *http.Request, reg *tenant.Registered, claimURL string) bool {
+	t := reg.Tenant
 	if s.signin == nil || t.OwnerEmail == "" {
-		return
+		return false
 	}
+	si := s.signin
 	email := people.NormalEmail(t.OwnerEmail)
-	if !s.signin.links.TakeOf("email:"+email, s.signin.d.LinksPerEmail, s.signin.d.Window).Allowed {
-		s.log.Info("claim mail not sent: the address had its sign-in mails for now", "tenant", t.ID)
-		return
+	switch {
+	case !si.regMails.TakeOf("from:"+s.ClientAddress(r), si.d.RegisterMailsPerClient, si.d.RegisterMailWindow).Allowed:
+		s.log.Info("claim mail not sent: the registering address had its registration mails for now", "tenant", t.ID)
+		return false
+	case !si.regMails.TakeOf("to:"+email, si.d.RegisterMailsPerRecipient, si.d.RegisterMailWindow).Allowed,
+		!si.links.TakeOf("email:"+email, si.d.LinksPerEmail, si.d.Window).Allowed:
+		s.log.Info("claim mail not sent: the address had its mails for now", "tenant", t.ID)
+		return false
 	}
-	s.signin.enqueue(mailJob{kind: people.PurposeClaim, email: people.NormalEmail(t.OwnerEmail), tenantID: t.ID, name: t.Name, code: t.ClaimCode})
+	si.enqueue(mailJob{kind: people.PurposeClaim, email: email, tenantID: t.ID, name: t.Name, code: t.ClaimCode, claimURL: claimURL})
+	return true
 }
 
-// deliverClaim mails the claim link: signing in with it claims the account.
+// deliverClaim mails the claim link (signing in with it claims the account) and
+// the claimUrl (its claim token with the code).
 func (si *signin) deliverClaim(ctx context.Context, j mailJob) {
 	token, err := si.people.IssueLink(people.Link{Email: j.email, Purpose: people.PurposeClaim, TenantID: j.tenantID, Redirect: "/claim"})
 	if err != nil {
 		si.log.Error("claim link not stored", "err", err)
 		return
 	}
-	si.send(ctx, claimMail(si.urls.Base, j.email, j.name, j.code, token, si.people.Lifetimes().ClaimLink))
+	si.send(ctx, claimMail(si.urls.Base, j.email, j.name, j.code, j.claimURL, token, si.people.Lifetimes().ClaimLink))
 }

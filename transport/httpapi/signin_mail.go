@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"html/template"
 	"log/slog"
-	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"folio/actors/callback"
 	"folio/actors/model/ids"
@@ -24,6 +24,7 @@ type mailJob struct {
 	tenantID string // claim
 	name     string // claim: the agent's name
 	code     string // claim: its claim code
+	claimURL string // claim: its claimUrl, with the claim token
 }
 
 // enqueue hands j to the mail loop without waiting; when the queue is full the
@@ -88,23 +89,30 @@ func (si *signin) send(ctx context.Context, m *callback.Mail) {
 	}
 }
 
+// A mail's subject is fixed text, and what an agent or a page's author wrote (an
+// agent's name, a page's title) appears only in the body, as a quotation marked as
+// theirs (quoteData): the mails go to addresses anonymous callers name, so they
+// must not carry a stranger's message in the words or the links of Folio.
 var mailHTML = template.Must(template.New("mail").Parse(`<!doctype html>
 <html><body style="font-family:system-ui,sans-serif;line-height:1.5;color:#1a1a1a">
 <p>{{.Lead}}</p>
-{{if .Title}}<p style="font-size:1.1em"><strong>{{.Title}}</strong></p>{{end}}
+{{if .Quote}}<p style="color:#555;margin-bottom:.2em">{{.QuoteLabel}}</p>
+<blockquote style="margin:0 0 1em;padding:.3em .8em;border-left:3px solid #bbb;color:#333">{{.Quote}}</blockquote>{{end}}
 <p><a href="{{.Link}}" style="display:inline-block;padding:.6em 1.2em;background:#1f5eff;color:#fff;border-radius:6px;text-decoration:none">{{.Button}}</a></p>
 <p style="color:#555">{{.Note}}</p>
 <p style="color:#555;font-size:.9em">If the button does not work, copy this address into your browser:<br>{{.Link}}</p>
 </body></html>
 `))
 
-type mailView struct{ Lead, Title, Button, Link, Note string }
+// mailView is one mail's parts. Quote is someone else's words (quoteData), shown
+// under QuoteLabel, which says whose they are.
+type mailView struct{ Lead, QuoteLabel, Quote, Button, Link, Note string }
 
 func compose(to, subject string, v mailView) *callback.Mail {
 	var text strings.Builder
 	text.WriteString(v.Lead + "\n\n")
-	if v.Title != "" {
-		text.WriteString("  " + v.Title + "\n\n")
+	if v.Quote != "" {
+		text.WriteString(v.QuoteLabel + "\n  > " + v.Quote + "\n\n")
 	}
 	text.WriteString(v.Button + ":\n" + v.Link + "\n\n" + v.Note + "\n")
 	var html bytes.Buffer
@@ -112,37 +120,73 @@ func compose(to, subject string, v mailView) *callback.Mail {
 	return &callback.Mail{To: to, Subject: subject, Text: text.String(), HTML: html.String()}
 }
 
+// Fixed subjects: nothing a caller chose is ever in one.
+const (
+	subjectSignIn = "Your Folio sign-in link"
+	subjectReview = "Sign in to review a page on Folio"
+	subjectClaim  = "Claim your agent's account on Folio"
+)
+
+// signInLink is the address a sign-in mail carries: the landing page with the token
+// after #. A browser never sends the fragment, so a GET of the link (a person, a
+// mail scanner, a preview) leaves the token in no request line or access log and
+// spends nothing; the page's script posts it (POST /v1/auth/magic-link/verify).
+func signInLink(base, token string) string {
+	return base + "/login/link#" + token
+}
+
 // signInMail is the mail with a sign-in link; title is the page's (may be empty).
 func signInMail(base, to, title, token string, life time.Duration) *callback.Mail {
-	link := base + "/v1/auth/magic-link/verify?token=" + url.QueryEscape(token)
-	subject, lead := "Your Folio sign-in link", "Someone (we hope you) asked to sign in to Folio with this address."
+	v := mailView{Lead: "Someone (we hope you) asked to sign in to Folio with this address.", Button: "Sign in", Link: signInLink(base, token),
+		Note: fmt.Sprintf("The link works once, within %s. If you did not ask for it, ignore this mail: nothing happens without it.", humanDuration(life))}
+	subject := subjectSignIn
 	if title != "" {
-		subject = "Sign in to review: " + clipTitle(title)
-		lead = "You were asked to review a page on Folio. Sign in with this address to open it:"
+		subject = subjectReview
+		v.Lead = "You were asked to review a page on Folio. Sign in with this address to open it."
+		v.QuoteLabel, v.Quote = "The page's title, as its author wrote it (not checked by Folio):", quoteData(title)
 	}
-	return compose(to, subject, mailView{Lead: lead, Title: title, Button: "Sign in", Link: link,
-		Note: fmt.Sprintf("The link works once, within %s. If you did not ask for it, ignore this mail: nothing happens without it.", humanDuration(life))})
+	return compose(to, subject, v)
 }
 
 // claimMail invites the owner an agent named to claim its account.
-func claimMail(base, to, name, code, token string, life time.Duration) *callback.Mail {
-	link := base + "/v1/auth/magic-link/verify?token=" + url.QueryEscape(token)
-	return compose(to, "Claim your agent on Folio: "+clipTitle(name), mailView{
-		Lead:   "An agent registered on Folio and named you as its owner. Claim its account to see its pages, keys and usage:",
-		Title:  name,
-		Button: "Sign in and claim",
-		Link:   link,
-		Note: fmt.Sprintf("The link works once, within %s. You can also sign in at %s/claim and enter the claim code %s. If you do not know this agent, ignore this mail.",
-			humanDuration(life), base, code),
+func claimMail(base, to, name, code, claimURL, token string, life time.Duration) *callback.Mail {
+	return compose(to, subjectClaim, mailView{
+		Lead:       "An agent registered on Folio and gave this address as its owner's. Claim its account to see its pages, keys and usage.",
+		QuoteLabel: "The agent's name, as it gave it (not checked by Folio):",
+		Quote:      quoteData(name),
+		Button:     "Sign in and claim",
+		Link:       signInLink(base, token),
+		Note: fmt.Sprintf("The link works once, within %s. You can also open %s , sign in, and confirm the claim code %s. If you do not know this agent, ignore this mail: nothing happens without you.",
+			humanDuration(life), claimURL, code),
 	})
 }
 
-func clipTitle(s string) string {
+// quoteData is text someone else chose, made fit to quote in a mail as data: on
+// one line, without control or direction-changing characters, at most 80
+// characters, and with the characters that make a mail client draw a link (. : /
+// @) replaced by look-alikes, so a name like "evil.example/login" is never a link.
+// The HTML part escapes it as any text (html/template).
+func quoteData(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsControl(r), r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F:
+			return ' '
+		case r == '.':
+			return '\u2024' // one dot leader
+		case r == ':':
+			return '\u2236' // ratio
+		case r == '/':
+			return '\u2215' // division slash
+		case r == '@':
+			return '\uFF20' // fullwidth commercial at
+		}
+		return r
+	}, s)
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > 80 {
-		return string(r[:79]) + "…"
+		return "\u201c" + string(r[:79]) + "…\u201d"
 	}
-	return s
+	return "\u201c" + s + "\u201d"
 }
 
 func humanDuration(d time.Duration) string {

@@ -94,7 +94,7 @@ func InProcess(h http.Handler) *http.Client { return &http.Client{Transport: han
 type Provisioned struct {
 	APIKey    string `json:"apiKey" jsonschema:"the new API key: keep it, it is shown once"`
 	TenantID  string `json:"tenantId"`
-	ClaimCode string `json:"claimCode" jsonschema:"the code a person enters at claimUrl to own this account"`
+	ClaimCode string `json:"claimCode" jsonschema:"the code a person confirms at claimUrl to own this account (claimUrl carries the claim token after #)"`
 	ClaimURL  string `json:"claimUrl"`
 	Message   string `json:"message" jsonschema:"what to tell your human"`
 }

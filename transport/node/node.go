@@ -107,6 +107,12 @@ type Config struct {
 	ClaimsPerClient int           // claim attempts per client address per SignInWindow (10)
 	ClaimsPerPerson int           // claim attempts per person per SignInWindow (10)
 	SignInWindow    time.Duration // the window of the sign-in and claim limits (15 minutes)
+	// Claims and registration mails (issue 31): the global budget of failed claim
+	// attempts per SignInWindow (100; -1 off), claim mails at registration per
+	// recipient and per registering address (3 and 10) per RegisterMailWindow (24 h).
+	ClaimFailureBudget                                int
+	RegisterMailsPerRecipient, RegisterMailsPerClient int
+	RegisterMailWindow                                time.Duration
 
 	// Cluster: how nodes sharing one store hear of each other's commits (cluster.go).
 	Bus bus.Config // --nats, --nats-listen, --nats-routes

@@ -38,7 +38,9 @@ func (n *Node) signinArea(mailer callback.Mailer) area {
 		mount: func(api *httpapi.Server) {
 			run = api.MountSignIn(httpapi.SignInDeps{Mailer: mailer, Providers: providers, DefaultPlan: cfg.DefaultPlan,
 				LinksPerEmail: cfg.LinksPerEmail, LinksPerClient: cfg.LinksPerClient, ClaimsPerClient: cfg.ClaimsPerClient,
-				ClaimsPerPerson: cfg.ClaimsPerPerson, Window: cfg.SignInWindow})
+				ClaimsPerPerson: cfg.ClaimsPerPerson, Window: cfg.SignInWindow,
+				ClaimFailureBudget: cfg.ClaimFailureBudget, RegisterMailsPerRecipient: cfg.RegisterMailsPerRecipient,
+				RegisterMailsPerClient: cfg.RegisterMailsPerClient, RegisterMailWindow: cfg.RegisterMailWindow})
 		},
 		run: func(stop <-chan struct{}) {
 			done := make(chan struct{})

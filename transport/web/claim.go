@@ -10,14 +10,18 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/httpapi"
 )
 
-// claimView is the claim page: sign in first, then enter the agent's claim code
-// (or paste its API key); after a claim, what the person now owns.
+// claimView is the claim page: sign in first, then confirm the agent's claim code
+// (the claim token comes from the claimUrl's fragment, put in the form by the
+// page's script, or pasted), or paste its whole API key; after a claim, what the
+// person now owns.
 type claimView struct {
 	Shell
 	SignIn  signinBox
 	Code    string
+	Token   string // the claim token, when the form comes back with a problem
 	Problem string
 	Claimed *tenant.Tenant // the tenant the person just claimed
 }
@@ -62,13 +66,13 @@ func (s *Site) claim(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 	if !s.csrfOK(w, r, c) {
 		return
 	}
-	t, err := s.c.API.ClaimTenant(w, r, c, r.PostFormValue("code"), r.PostFormValue("key"))
+	t, err := s.c.API.ClaimTenant(w, r, c, httpapi.ClaimProof{Code: r.PostFormValue("code"), Token: r.PostFormValue("token"), Key: r.PostFormValue("key")})
 	var fe *fault.Error
 	switch {
 	case err == nil:
 		http.Redirect(w, r, "/claim?tenant="+url.QueryEscape(t.ID), http.StatusSeeOther)
 	case errors.As(err, &fe):
-		v := claimView{Shell: s.shell("Claim an agent"), Code: r.PostFormValue("code"), Problem: fe.Message}
+		v := claimView{Shell: s.shell("Claim an agent"), Code: r.PostFormValue("code"), Token: r.PostFormValue("token"), Problem: fe.Message}
 		v.Me = me
 		s.render(w, r, statusOf(fe), "claim", v)
 	default:

@@ -200,7 +200,7 @@ func TestAPersonInTwoWorkspacesActsInTheOneShown(t *testing.T) {
 	key2 := second["apiKey"].(string)
 	publish(t, o.e, key2, approvalPage(map[string]any{"title": "Second workspace page"}))
 	tb := o.tb
-	tb.do(chromedp.Navigate(o.e.Srv.URL + "/claim?code=" + second["claimCode"].(string)))
+	tb.do(chromedp.Navigate(second["claimUrl"].(string)))
 	tb.until("the claim form", `!!document.querySelector("#claim-code")`)
 	tb.do(chromedp.Click(chromedp.CSS(`form[action="/claim"] button[type=submit]`)))
 	tb.until("the claim", `document.body.innerText.indexOf("You now own Second Bot") >= 0`)

@@ -49,6 +49,18 @@ func (s *Site) login(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 	s.render(w, r, http.StatusOK, "login", v)
 }
 
+// linkLanding is GET /login/link, where a mailed sign-in link leads: the token is
+// after # (never sent to the server), and the page's script posts it to
+// POST /v1/auth/magic-link/verify; without JavaScript the person pastes the link
+// into the form. Opening the page spends nothing.
+func (s *Site) linkLanding(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	me, _ := s.me(w, r)
+	v := loginView{Shell: s.shell("Sign in")}
+	v.Me = me
+	w.Header().Set("Cache-Control", "no-store")
+	s.render(w, r, http.StatusOK, "link", v)
+}
+
 // sendLink is POST /login: the form that mails a sign-in link. It answers the same
 // "check your e-mail" page whether or not the address gets a mail (only the shape
 // of the address and the abuse limits can refuse it).

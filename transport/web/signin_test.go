@@ -21,7 +21,7 @@ import (
 // (the link is taken out of the mail the person would read), and OAuth runs against
 // a local fake provider the test starts.
 
-var linkRe = regexp.MustCompile(`https?://[^\s"<>]+/v1/auth/magic-link/verify\?token=[A-Za-z0-9_%.-]+`)
+var linkRe = regexp.MustCompile(`https?://[^\s"<>]+/login/link#ml_[0-9A-Za-z]+`)
 
 // mailedLink waits for a mail to `to` and returns the sign-in link in its text part
 // (checking the HTML part carries the same link).
@@ -195,8 +195,8 @@ func TestClaimingFromTheMailAndFromTheClaimPage(t *testing.T) {
 
 	reg := e.Must(201, "POST", "/v1/auth/agent/register", "", map[string]any{"name": "Release Bot", "owner_email": "owner@example.com"})
 	link, m := mailedLink(t, smtp, "owner@example.com")
-	if !strings.Contains(m.Subject, "Release Bot") || !strings.Contains(m.Text, reg["claimCode"].(string)) {
-		t.Errorf("the claim mail (%q) does not name the agent or its code:\n%s", m.Subject, m.Text)
+	if m.Subject != "Claim your agent's account on Folio" || !strings.Contains(m.Text, "\u201cRelease Bot\u201d") || !strings.Contains(m.Text, reg["claimCode"].(string)) {
+		t.Errorf("the claim mail (%q) does not quote the agent's name or give its code:\n%s", m.Subject, m.Text)
 	}
 	tb := newTab(t)
 	tb.do(chromedp.Navigate(link))
@@ -213,6 +213,12 @@ func TestClaimingFromTheMailAndFromTheClaimPage(t *testing.T) {
 	tb2.until("the claim form, signed in", `!!document.querySelector("#claim-code")`)
 	if got := eval[string](tb2, `document.querySelector("#claim-code").value`); got != reg2["claimCode"] {
 		t.Fatalf("the claim code field holds %q, want %q", got, reg2["claimCode"])
+	}
+	// The claim token came back through the sign-in after the #, and the page's
+	// script put it in the form (the person only confirms the code).
+	claimURL := reg2["claimUrl"].(string)
+	if got := eval[string](tb2, `document.querySelector("#claim-token").value + (document.querySelector("#claim-token-field").hidden ? " hidden" : "")`); got != claimURL[strings.IndexByte(claimURL, '#')+1:]+" hidden" {
+		t.Fatalf("the claim token field holds %q, want the claimUrl's token, hidden", got)
 	}
 	tb2.shot("claim-signed-in")
 	tb2.do(chromedp.Click(chromedp.CSS(`form[action="/claim"] button[type=submit]`)))
@@ -284,6 +290,7 @@ func TestSignInPagesAreAccessible(t *testing.T) {
 	tb.dark(false)
 	check("the gate", "/p/"+id, `!!document.querySelector("#signin-email")`)
 	check("the claim page signed out", "/claim?code="+reg["claimCode"].(string), `!!document.querySelector("#signin-email")`)
+	check("the sign-in link's landing page", "/login/link", `!!document.querySelector("#link-token")`)
 	tb.width(1000)
 	tb.do(chromedp.Navigate(e.Srv.URL + "/login"))
 	tb.until("the sign-in page", `!!document.querySelector(".provider-github")`)

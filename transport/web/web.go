@@ -62,6 +62,7 @@ func Mount(r Router, c Config) *Site {
 	// Signing in, claiming an agent, the start page (signin.go, claim.go).
 	r.Handle("GET", "/login", s.login)
 	r.Handle("POST", "/login", s.sendLink)
+	r.Handle("GET", "/login/link", s.linkLanding)
 	r.Handle("POST", "/login/oauth/:provider", s.oauth)
 	r.Handle("POST", "/logout", s.logout)
 	r.Handle("GET", "/claim", s.claimPage)

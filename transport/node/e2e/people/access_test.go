@@ -122,15 +122,16 @@ func TestTenantMembersReadItsAuthenticatedPages(t *testing.T) {
 	in := newInbox(t)
 	rv := newHook(t)
 	e := nodetest.New(t, allowPrivate, mailTo(in.SMTP))
-	key, tenantID, code := register(t, e, "Agent", "")
+	a := register(t, e, "Agent", "")
+	key, tenantID := a.key, a.tenantID
 	owner := signIn(t, e, in, "owner@example.com")
-	wantClaimed(t, "claim", claim(t, e, owner, "/v1/auth/claim", map[string]any{"claimCode": code}), tenantID)
+	wantClaimed(t, "claim", claim(t, e, owner, "/v1/auth/claim", a.proof()), tenantID)
 	id := e.Publish(key, map[string]any{"access": sharedWith("alice@example.com"), "on_action": map[string]any{"default_url": rv.URL()}})
 
 	must(t, e, 200, req{method: "GET", path: "/v1/pages/" + id + "/comments", bearer: owner})
 	wantSent(t, sendLink(t, e, "owner@example.com", id, ""))
-	if m := in.next(t, "owner@example.com"); !strings.Contains(m.Subject, "Deploy v2 to production?") {
-		t.Fatalf("the member's mail: subject %q", m.Subject)
+	if m := in.next(t, "owner@example.com"); !strings.Contains(m.Text, "Deploy v2 to production?") {
+		t.Fatalf("the member's mail does not quote the page's title:\n%s", m.Text)
 	}
 	must(t, e, 200, req{method: "POST", path: "/v1/pages/" + id + "/actions/approve", bearer: owner})
 	wantActor(t, rv.next(t, "action.executed"), "owner@example.com", "magic_link")

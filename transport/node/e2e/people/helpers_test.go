@@ -10,6 +10,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -237,24 +238,28 @@ func (in *inbox) to(addr string) int {
 	return n
 }
 
-var linkRE = regexp.MustCompile(`http://[0-9.:]+/v1/auth/magic-link/verify\?token=ml_[0-9A-Za-z]+`)
+var linkRE = regexp.MustCompile(`http://[0-9.:]+/login/link#ml_[0-9A-Za-z]+`)
 
 // linkIn is the sign-in link of a mail (in its text part) and checks that it leads
-// to the node.
+// to the node, with the token only after # (a browser never sends it).
 func linkIn(t testing.TB, e *nodetest.Env, m nodetest.Mail) string {
 	t.Helper()
 	link := linkRE.FindString(m.Text)
-	if link == "" || !strings.HasPrefix(link, e.Srv.URL+"/v1/auth/magic-link/verify?token=ml_") {
+	if link == "" || !strings.HasPrefix(link, e.Srv.URL+"/login/link#ml_") {
 		t.Fatalf("no sign-in link to %s in the mail:\n%s", e.Srv.URL, m.Text)
 	}
 	return link
 }
 
-// follow opens a link from a mail in a browser that holds the session cookie
-// `had` ("" for none).
+// tokenOf is the token of a mailed link: what follows the #.
+func tokenOf(link string) string { return link[strings.IndexByte(link, '#')+1:] }
+
+// follow uses a link from a mail as the landing page's script does (it posts the
+// token to POST /v1/auth/magic-link/verify) in a browser that holds the session
+// cookie `had` ("" for none).
 func follow(t testing.TB, e *nodetest.Env, link, had string) reply {
 	t.Helper()
-	return call(t, e, nil, req{method: "GET", path: link, cookie: had})
+	return call(t, e, nil, req{method: "POST", path: "/v1/auth/magic-link/verify", cookie: had, body: map[string]any{"token": tokenOf(link)}})
 }
 
 // signIn signs email in by a mailed link (no page) and returns the session token.
@@ -438,4 +443,34 @@ func (s *stream) endsWith(t testing.TB, final string, d time.Duration) {
 		t.Fatalf("a frame after the final one: %s", extra)
 	default:
 	}
+}
+
+// errMessage is an error reply's message.
+func (r reply) ErrMessage(t testing.TB) string {
+	t.Helper()
+	m, _ := r.JSON(t)["error"].(map[string]any)
+	s, _ := m["message"].(string)
+	return s
+}
+
+// metric is the sum of every series of the metric name on the node's /metrics.
+func metric(t testing.TB, e *nodetest.Env, name string) float64 {
+	t.Helper()
+	r := call(t, e, nil, req{method: "GET", path: "/metrics"})
+	sum, found := 0.0, false
+	for _, line := range strings.Split(string(r.Body), "\n") {
+		rest, ok := strings.CutPrefix(line, name)
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '{') {
+			continue
+		}
+		v, err := strconv.ParseFloat(rest[strings.LastIndexByte(rest, ' ')+1:], 64)
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		sum, found = sum+v, true
+	}
+	if !found {
+		t.Fatalf("no %s on /metrics", name)
+	}
+	return sum
 }

@@ -30,8 +30,8 @@ func TestMagicLinkSignsInAndTheSessionDecides(t *testing.T) {
 
 	wantSent(t, sendLink(t, e, "alice@example.com", id, "/p/"+id))
 	m := in.next(t, "alice@example.com")
-	if !strings.Contains(m.Subject, title) {
-		t.Errorf("subject %q does not name the page", m.Subject)
+	if m.Subject != "Sign in to review a page on Folio" || !strings.Contains(m.Text, "\u201c"+title+"\u201d") {
+		t.Errorf("subject %q, or the text does not quote the page's title:\n%s", m.Subject, m.Text)
 	}
 	link := linkIn(t, e, m)
 	if !strings.Contains(m.HTML, link) {
@@ -98,8 +98,8 @@ func TestMagicLinksGoOnlyToWhomThePageAdmits(t *testing.T) {
 	wantSent(t, sendLink(t, e, "bob@corp.test", id, ""))
 	for _, to := range []string{"alice@example.com", "bob@corp.test"} {
 		m := in.next(t, to)
-		if !strings.Contains(m.Subject, "Deploy v2 to production?") {
-			t.Errorf("mail to %s: subject %q", to, m.Subject)
+		if m.Subject != "Sign in to review a page on Folio" || !strings.Contains(m.Text, "Deploy v2 to production?") {
+			t.Errorf("mail to %s: subject %q, text:\n%s", to, m.Subject, m.Text)
 		}
 		// Without a redirectUrl, the link leads to the page.
 		if r := follow(t, e, linkIn(t, e, m), ""); r.Status != 303 || r.Location != "/p/"+id {
