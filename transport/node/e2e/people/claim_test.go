@@ -150,7 +150,7 @@ func TestClaimByCodeOrKey(t *testing.T) {
 func TestAGuessedClaimCodeNeverClaims(t *testing.T) {
 	t.Parallel()
 	in := newInbox(t)
-	e := nodetest.New(t, mailTo(in.SMTP), func(c *node.Config) { c.ClaimsPerClient, c.ClaimFailureBudget = 10_000, 10_000 })
+	e := nodetest.New(t, mailTo(in.SMTP), func(c *node.Config) { c.ClaimsPerClient, c.ClaimsPerPerson, c.ClaimFailureBudget = 10_000, 10_000, 10_000 })
 	agents := make([]agent, 600)
 	var wg sync.WaitGroup
 	for w := range 8 { // registrations in parallel share commits
@@ -205,7 +205,7 @@ func TestClaimFailureBudgetIsGlobal(t *testing.T) {
 	t.Parallel()
 	in := newInbox(t)
 	clk := nodetest.NewClock(time.Now())
-	e := nodetest.Open(t, t.TempDir(), clk, mailTo(in.SMTP), func(c *node.Config) { c.ClaimFailureBudget, c.ClaimsPerClient = 6, 100 })
+	e := nodetest.Open(t, t.TempDir(), clk, mailTo(in.SMTP), func(c *node.Config) { c.ClaimFailureBudget, c.ClaimsPerClient, c.ClaimsPerPerson = 6, 100, 100 })
 	a := register(t, e, "Agent", "")
 	wrong := a.proof()
 	wrong["claimCode"] = "AGENT-0000"

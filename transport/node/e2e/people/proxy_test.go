@@ -96,7 +96,8 @@ func TestForwardedProtoMakesTheSessionCookieSecureOnlyFromATrustedProxy(t *testi
 		e := nodetest.New(t, append(tc.opts, mailTo(in.SMTP))...)
 		proxy := forwarded(e, map[string]string{"X-Forwarded-Proto": "https"})
 		wantSent(t, sendLinkAs(t, e, proxy, "dana@example.com"))
-		r := call(t, e, proxy, req{method: "GET", path: linkIn(t, e, in.next(t, "dana@example.com"))})
+		link := linkIn(t, e, in.next(t, "dana@example.com"))
+		r := call(t, e, proxy, req{method: "POST", path: "/v1/auth/magic-link/verify", body: map[string]any{"token": tokenOf(link)}})
 		_, raw, ok := r.cookie(sessionCookie)
 		if r.Status != 303 || !ok {
 			t.Fatalf("%s: following the link: %d %v", tc.name, r.Status, r.SetCookie)
