@@ -548,3 +548,32 @@ func Oldest(store *persistence.Store, tenant string) (uint64, error) {
 	})
 	return first, err
 }
+
+// bucketMigrations marks the one-time migrations done on a store (name -> 1).
+const bucketMigrations = "agent_migrations"
+
+// MigrateStoredBytes sets, once per store (a marker in the same transaction), each
+// tenant's event-log bytes (page.StoredEvents) to the size of the records its log
+// holds: logs written before they were counted. It runs at start, before any page
+// commits, in one transaction that reads every record once.
+func MigrateStoredBytes(store *persistence.Store) error {
+	const marker = "stored_events_v1"
+	return store.Update(func(tx *persistence.Tx) error {
+		if tx.Get(bucketMigrations, []byte(marker)) != nil {
+			return nil
+		}
+		sums := map[string]int64{}
+		tx.Scan(bucketEvents, nil, false, func(k, v []byte) bool {
+			if i := bytes.IndexByte(k, 0); i > 0 {
+				sums[string(k[:i])] += int64(len(v))
+			}
+			return true
+		})
+		for tenant, n := range sums {
+			if err := page.AddStored(tx, tenant, page.StoredEvents, n-page.Stored(tx, tenant).Events); err != nil {
+				return err
+			}
+		}
+		return tx.Put(bucketMigrations, []byte(marker), []byte{1})
+	})
+}

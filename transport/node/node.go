@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"folio/actors/mailbox"
 	"folio/actors/page"
 	"folio/actors/people"
 	"folio/actors/registry"
@@ -200,6 +201,12 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	log := cfg.Log
+	// Stores written before stored bytes were counted are counted once, before any
+	// page commits (actors/page/storage_migrate.go).
+	if err := errors.Join(page.MigrateStorage(store), mailbox.MigrateStoredBytes(store)); err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("count stored bytes: %w", err)
+	}
 	meters, err := actorMeters(reg)
 	if err != nil {
 		_ = store.Close()
