@@ -76,7 +76,7 @@ func StoredOf(store *persistence.Store, tenant string) (StoredBytes, error) {
 func StorageFull(limit int64, used StoredBytes, adding int64) *fault.Error {
 	return fault.New(fault.TooLarge,
 		fmt.Sprintf("the workspace's storage quota of %s is reached (%s stored, this file needs %s more): delete files or pages it no longer needs, or move to a larger plan",
-			humanBytes(limit), humanBytes(used.Total()), humanBytes(adding)),
+			HumanBytes(limit), HumanBytes(used.Total()), HumanBytes(adding)),
 		map[string]any{"limit": "storage_bytes", "storage_limit_bytes": limit, "stored_bytes": used.Total(),
 			"stored_file_bytes": used.Files, "stored_event_bytes": used.Events, "requested_bytes": adding})
 }
@@ -94,8 +94,8 @@ func checkStorage(tx *persistence.Tx, tenant string, limit, adding int64) error 
 	return nil
 }
 
-// humanBytes writes n in the largest binary unit that keeps it readable.
-func humanBytes(n int64) string {
+// HumanBytes writes n in the largest binary unit that keeps it readable.
+func HumanBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d bytes", n)
