@@ -238,4 +238,7 @@ func TestFilesAreDeletedWithTheirPagesRetentionAfterRestart(t *testing.T) {
 	if u := p2.usage(t, key); num(u["stored_file_bytes"]) != size {
 		t.Fatalf("usage after the retention: %v, want stored_file_bytes %d (the open page's file only)", u, size)
 	}
+	if st, v, err := p2.call("GET", "/v1/audit/verify", key, nil); err != nil || st != 200 || v["status"] != "valid" {
+		t.Fatalf("audit chain after the retention: %d %v %v", st, v, err)
+	}
 }
