@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"folio/persistence"
+	"folio/persistence/pgtest"
 )
 
 // uploadFile presigns, PUTs size bytes and completes a file on page id with key
@@ -75,10 +76,17 @@ func (p *proc) listedBytes(t *testing.T, key string, pages []string) (int64, int
 // quota is refused (413, details.limit storage_bytes, a message saying what to do)
 // while every one before it passes: concurrent uploads fill the quota and never
 // pass it. GET /v1/tenant shows stored_bytes against storage_limit_bytes.
+// It runs on each store: bbolt, and PostgreSQL (serializable commits that may
+// re-run) on a server the test starts.
 func TestStorageQuotaHoldsUnderConcurrencyAndKill9(t *testing.T) {
+	t.Run("bolt", func(t *testing.T) { storageQuotaHoldsUnderConcurrencyAndKill9(t, nil) })
+	t.Run("postgres", func(t *testing.T) { storageQuotaHoldsUnderConcurrencyAndKill9(t, []string{"--store", pgtest.URL(t)}) })
+}
+
+func storageQuotaHoldsUnderConcurrencyAndKill9(t *testing.T, store []string) {
 	const limit, size = 3 << 20, 64 << 10
 	dir, addr := t.TempDir(), freeAddr(t)
-	flags := []string{"--default-plan", "free", "--plan", fmt.Sprintf("free=0/0/%d", limit)}
+	flags := append([]string{"--default-plan", "free", "--plan", fmt.Sprintf("free=0/0/%d", limit)}, store...)
 	p := start(t, dir, addr, flags...)
 	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "quota-test"})
 	if err != nil || reg["apiKey"] == nil {
