@@ -130,6 +130,7 @@ func stage(tx *persistence.Tx, r Retention, events []page.Event) error {
 		if err := tx.Put(bucketEvents, k, rec); err != nil {
 			return err
 		}
+		t.bytes += int64(len(rec))
 		if err := tx.Put(bucketUnacked, k, present); err != nil {
 			return err
 		}
@@ -143,13 +144,14 @@ func stage(tx *persistence.Tx, r Retention, events []page.Event) error {
 			}
 		}
 		if r.MaxEvents > 0 && seq > uint64(r.MaxEvents) {
-			unacked, err := drop(tx, e.TenantID, seq-uint64(r.MaxEvents))
+			unacked, size, err := drop(tx, e.TenantID, seq-uint64(r.MaxEvents))
 			if err != nil {
 				return err
 			}
 			if unacked {
 				t.pending--
 			}
+			t.bytes -= size
 		}
 	}
 	return tl.flush(tx)
@@ -167,6 +169,7 @@ type tenantTally struct {
 	tenant  string
 	seq     uint64 // the last sequence number, as read plus appended
 	pending int64  // the unacknowledged count, as read plus changes
+	bytes   int64  // the change to the log's stored bytes (page.StoredEvents)
 }
 
 // of returns tenant's counters, reading them from tx on first use.
@@ -192,6 +195,9 @@ func (tl tally) flush(tx *persistence.Tx) error {
 		if err := tx.Put(bucketPending, []byte(t.tenant), persistence.U64(uint64(max(t.pending, 0)))); err != nil {
 			return err
 		}
+		if err := page.AddStored(tx, t.tenant, page.StoredEvents, t.bytes); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -206,32 +212,34 @@ func addPending(tx *persistence.Tx, tenant []byte, delta int) error {
 }
 
 // drop removes one event (if still there) with its index rows and reports whether
-// it was still unacknowledged (the caller owns the unacknowledged count).
-func drop(tx *persistence.Tx, tenant string, seq uint64) (unacked bool, err error) {
+// it was still unacknowledged and the size of its record (the caller owns the
+// unacknowledged count and the stored bytes).
+func drop(tx *persistence.Tx, tenant string, seq uint64) (unacked bool, size int64, err error) {
 	k := seqKey(tenant, seq)
 	raw := tx.Get(bucketEvents, k)
 	if raw == nil {
-		return false, nil
+		return false, 0, nil
 	}
+	size = int64(len(raw))
 	rec, err := decodeRecord(raw)
 	if err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if tx.Get(bucketUnacked, k) != nil {
 		if err := tx.Delete(bucketUnacked, k); err != nil {
-			return false, err
+			return false, 0, err
 		}
 		unacked = true
 	}
 	if err := tx.Delete(bucketByPage, pageKey(tenant, rec.PageID, seq)); err != nil {
-		return false, err
+		return false, 0, err
 	}
 	if rec.EventID != "" {
 		if err := tx.Delete(bucketByID, []byte(rec.EventID)); err != nil {
-			return false, err
+			return false, 0, err
 		}
 	}
-	return unacked, tx.Delete(bucketEvents, k)
+	return unacked, size, tx.Delete(bucketEvents, k)
 }
 
 // Last is the tenant's newest committed sequence number (0 when none).
@@ -498,15 +506,19 @@ func Sweep(store *persistence.Store, r Retention, now time.Time, batch int) (int
 				break
 			}
 			if err := store.Update(func(tx *persistence.Tx) error {
-				gone := 0
+				gone, size := 0, int64(0)
 				for _, seq := range due {
-					unacked, err := drop(tx, t.tenant, seq)
+					unacked, n, err := drop(tx, t.tenant, seq)
 					if err != nil {
 						return err
 					}
+					size += n
 					if unacked {
 						gone++
 					}
+				}
+				if err := page.AddStored(tx, t.tenant, page.StoredEvents, -size); err != nil {
+					return err
 				}
 				if gone == 0 {
 					return nil
@@ -535,4 +547,33 @@ func Oldest(store *persistence.Store, tenant string) (uint64, error) {
 		return nil
 	})
 	return first, err
+}
+
+// bucketMigrations marks the one-time migrations done on a store (name -> 1).
+const bucketMigrations = "agent_migrations"
+
+// MigrateStoredBytes sets, once per store (a marker in the same transaction), each
+// tenant's event-log bytes (page.StoredEvents) to the size of the records its log
+// holds: logs written before they were counted. It runs at start, before any page
+// commits, in one transaction that reads every record once.
+func MigrateStoredBytes(store *persistence.Store) error {
+	const marker = "stored_events_v1"
+	return store.Update(func(tx *persistence.Tx) error {
+		if tx.Get(bucketMigrations, []byte(marker)) != nil {
+			return nil
+		}
+		sums := map[string]int64{}
+		tx.Scan(bucketEvents, nil, false, func(k, v []byte) bool {
+			if i := bytes.IndexByte(k, 0); i > 0 {
+				sums[string(k[:i])] += int64(len(v))
+			}
+			return true
+		})
+		for tenant, n := range sums {
+			if err := page.AddStored(tx, tenant, page.StoredEvents, n-page.Stored(tx, tenant).Events); err != nil {
+				return err
+			}
+		}
+		return tx.Put(bucketMigrations, []byte(marker), []byte{1})
+	})
 }

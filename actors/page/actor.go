@@ -33,6 +33,23 @@ type Deps struct {
 	Log   *slog.Logger
 	// Files are the upload limits (zero: DefaultFileLimits).
 	Files FileLimits
+	// StorageQuota is a tenant's plan storage quota in bytes (0: unlimited); nil
+	// when quotas are not enforced (storage.go).
+	StorageQuota func(tenantID string) int64
+	// Blobs holds the files' bytes; a page removes those of the files it drops at
+	// the end of their retention (nil: the orphan sweep removes them later).
+	Blobs *persistence.Blobs
+	// OpenComments is how many comments a page takes from people who are not its
+	// own (comments.go; 0: DefaultOpenComments).
+	OpenComments int
+}
+
+// storageQuota is tenant's storage quota (0: unlimited or not enforced).
+func (d *Deps) storageQuota(tenant string) int64 {
+	if d.StorageQuota == nil {
+		return 0
+	}
+	return d.StorageQuota(tenant)
 }
 
 func (d *Deps) files() FileLimits {
@@ -45,6 +62,9 @@ func (d *Deps) files() FileLimits {
 	}
 	if f.UploadTTL <= 0 {
 		f.UploadTTL = DefaultFileLimits.UploadTTL
+	}
+	if f.Retention <= 0 {
+		f.Retention = DefaultFileLimits.Retention
 	}
 	return f
 }
@@ -210,6 +230,8 @@ func (a *Actor) handle(msg any) any {
 		return a.create(m)
 	case *Expire:
 		return nil // expireIfDue already did the work
+	case *DropFiles:
+		return a.dropFiles()
 	case *Read:
 		if a.page == nil {
 			return fault.Missing("page", a.id)

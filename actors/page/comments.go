@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,10 @@ const (
 	MaxCommentChars = 10000
 	MaxAuthorChars  = 200
 	MaxComments     = 10000 // per page
+	// DefaultOpenComments is how many of a page's MaxComments may come from people
+	// who are not the page's own (--page-anon-comments; see openCommenter): the
+	// rest stay for its own people however many anonymous comments arrive.
+	DefaultOpenComments = 1000
 )
 
 // Comment is one stored comment.
@@ -52,6 +57,8 @@ type Comment struct {
 	AuthorTenant  string `json:"author_tenant,omitempty"`
 	AuthorPerson  string `json:"author_person,omitempty"`
 	EditTokenHash string `json:"edit_token_hash,omitempty"`
+	// Open marks a comment counted in the page's open share (Page.OpenComments).
+	Open bool `json:"open,omitempty"`
 }
 
 // CommentRequest is the body of POST /v1/pages/:id/comments.
@@ -223,10 +230,19 @@ func (a *Actor) addComment(m *AddComment) any {
 	if a.page.CommentCount >= MaxComments {
 		return fault.New(fault.Conflict, "the page has the most comments it can hold", map[string]any{"status": a.page.Status, "constraint": "max_comments", "limit": MaxComments})
 	}
+	c.Open = a.openCommenter(m.Viewer)
+	if open := a.openComments(); c.Open && a.page.OpenComments >= open {
+		return fault.New(fault.Conflict, fmt.Sprintf("this page takes no more comments from people who are not signed in as someone it is shared with (%d reached); "+
+			"sign in with an address the page names, or ask its owner to share it with you", open),
+			map[string]any{"status": a.page.Status, "constraint": "anonymous_comments", "limit": open})
+	}
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.CommentSeq++
 	next.CommentCount++
+	if c.Open {
+		next.OpenComments++
+	}
 	c.Seq, c.CreatedAt = next.CommentSeq, now
 	entry := audit.New("comment.added", actorOf(m.Viewer, author), a.id, now, map[string]any{"comment_id": c.ID})
 	ev := a.event(now, CommentAdded{CommentID: c.ID, Content: c.Content, AuthorName: c.AuthorName, AuthorType: c.AuthorType,
@@ -235,6 +251,27 @@ func (a *Actor) addComment(m *AddComment) any {
 		return err
 	}
 	return &CommentResult{Comment: c, EditToken: token}
+}
+
+// openCommenter tells whether v writes in the page's open share of comments: all
+// but the page's own people, who are its tenant's keys and signed-in members and
+// the signed-in people its access names. Anonymous writers, people signed in
+// whom the page does not name (anyone can sign in) and other tenants' keys share
+// the open share, so however many of them write, the page's own people keep
+// MaxComments minus it.
+func (a *Actor) openCommenter(v Viewer) bool {
+	if a.owns(v) || a.member(v) {
+		return false
+	}
+	return v.Person == "" || !a.page.Access.Allows(v.Person)
+}
+
+// openComments is the size of a page's open share.
+func (a *Actor) openComments() int {
+	if n := a.deps.OpenComments; n > 0 {
+		return min(n, MaxComments)
+	}
+	return DefaultOpenComments
 }
 
 // reservedAuthor tells whether a name poses as an agent ("agent:…", "agent"): only
@@ -378,6 +415,9 @@ func (a *Actor) deleteComment(m *DeleteComment) any {
 	next := a.page.clone()
 	if next.CommentCount > 0 {
 		next.CommentCount--
+	}
+	if c.Open && next.OpenComments > 0 {
+		next.OpenComments--
 	}
 	entry := audit.New("comment.deleted", actorOf(m.Viewer, m.DeleterIdentity), a.id, now, map[string]any{"comment_id": c.ID})
 	ev := a.event(now, CommentDeleted{CommentID: c.ID})

@@ -46,10 +46,14 @@ type FileLimits struct {
 	// UploadTTL is how long a presigned upload may take to complete (10 minutes);
 	// until then it holds its place in the page's count and budget.
 	UploadTTL time.Duration
+	// Retention is how long a page's files outlive the page's end (completed,
+	// revoked, expired): then they are deleted (--file-retention, 30 days;
+	// files_retention.go).
+	Retention time.Duration
 }
 
 // DefaultFileLimits are the documented defaults.
-var DefaultFileLimits = FileLimits{MaxBytes: 25 << 20, Budget: 100 << 20, UploadTTL: 10 * time.Minute}
+var DefaultFileLimits = FileLimits{MaxBytes: 25 << 20, Budget: 100 << 20, UploadTTL: 10 * time.Minute, Retention: 30 * 24 * time.Hour}
 
 // Upload is a presigned upload not completed yet: it reserves its size in the
 // page's budget until it completes or Expires.
@@ -300,6 +304,9 @@ func (a *Actor) presign(m *PresignFile) any {
 	if err := roomFor(next, *req.SizeBytes, lim, ""); err != nil {
 		return err
 	}
+	if err := a.storageRoom(next, *req.SizeBytes); err != nil {
+		return err
+	}
 	name := SanitizeFilename(*req.Filename)
 	key := a.keyPrefix() + strconv.FormatInt(now.UnixMilli(), 10) + "_" + name
 	for _, u := range next.Uploads {
@@ -347,6 +354,29 @@ func roomFor(p *Page, size int64, lim FileLimits, completing string) error {
 	if bytes+size > lim.Budget {
 		return fault.New(fault.Conflict, fmt.Sprintf("the page's files would exceed its budget of %d bytes (presigned uploads included)", lim.Budget),
 			map[string]any{"status": p.Status, "constraint": "page_upload_budget", "limit": lim.Budget, "used": bytes})
+	}
+	return nil
+}
+
+// storageRoom refuses a presign early when the tenant's stored bytes, this page's
+// uploads in flight and size would pass the plan's storage quota. It is advice read
+// outside any transaction: completing the upload checks again, exactly, in the
+// transaction that records the file (checkStorage).
+func (a *Actor) storageRoom(p *Page, size int64) error {
+	limit := a.deps.storageQuota(p.TenantID)
+	if limit <= 0 {
+		return nil
+	}
+	used, err := StoredOf(a.deps.Store, p.TenantID)
+	if err != nil {
+		return err
+	}
+	pending := size
+	for _, u := range p.Uploads {
+		pending += u.Size
+	}
+	if used.Total()+pending > limit {
+		return StorageFull(limit, used, pending)
 	}
 	return nil
 }
@@ -433,9 +463,16 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 		StorageKey: key, UploadedBy: by, UploadType: typ, CreatedAt: now}
 	entry := audit.New("file.uploaded", actorOf(m.Viewer, by), a.id, now, map[string]any{"file_id": f.ID, "filename": f.Filename, "size_bytes": f.SizeBytes})
 	ev := a.event(now, FileUploaded{FileID: f.ID, Filename: f.Filename, MimeType: f.MimeType, SizeBytes: f.SizeBytes})
+	quota := a.deps.storageQuota(a.page.TenantID)
+	b, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
 	put := func(tx *persistence.Tx) error {
-		b, err := json.Marshal(f)
-		if err != nil {
+		if err := checkStorage(tx, a.page.TenantID, quota, f.SizeBytes); err != nil {
+			return err
+		}
+		if err := AddStored(tx, a.page.TenantID, StoredFiles, f.SizeBytes); err != nil {
 			return err
 		}
 		if err := tx.Put(bucketFiles, commentKey(a.id, f.Seq), b); err != nil {
@@ -525,6 +562,9 @@ func (a *Actor) deleteFile(m *DeleteFile) any {
 			return err
 		}
 		if err := tx.Delete(bucketFileIDs, commentIDKey(a.id, f.ID)); err != nil {
+			return err
+		}
+		if err := AddStored(tx, a.page.TenantID, StoredFiles, -f.SizeBytes); err != nil {
 			return err
 		}
 		return tx.Delete(bucketFileKeys, []byte(f.StorageKey))

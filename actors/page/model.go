@@ -62,8 +62,10 @@ type Page struct {
 	// Counters of the page's comments, files and unique viewers (comments.go, files.go,
 	// views.go); the records themselves live in their own buckets. *Seq numbers the
 	// next record, so listings are in creation order.
-	CommentSeq    uint64 `json:"comment_seq,omitempty"`
-	CommentCount  int    `json:"comment_count,omitempty"`
+	CommentSeq   uint64 `json:"comment_seq,omitempty"`
+	CommentCount int    `json:"comment_count,omitempty"`
+	// OpenComments counts the comments in the page's open share (comments.go).
+	OpenComments  int    `json:"open_comments,omitempty"`
 	FileSeq       uint64 `json:"file_seq,omitempty"`
 	FileCount     int    `json:"file_count,omitempty"`
 	UniqueViewers int    `json:"unique_viewers,omitempty"`

@@ -123,6 +123,18 @@ func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byt
 			}
 		}
 	}
+	if old, nw := filesDueKey(prev), filesDueKey(next); string(old) != string(nw) {
+		if old != nil {
+			if err := tx.Delete(bucketFilesDue, old); err != nil {
+				return err
+			}
+		}
+		if nw != nil {
+			if err := tx.Put(bucketFilesDue, nw, nil); err != nil {
+				return err
+			}
+		}
+	}
 	if err := appendAudits(tx, next.TenantID, entries); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/model/formats"
 	"folio/actors/model/ids"
+	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
 )
@@ -220,6 +221,7 @@ func (a *Actor) get() any {
 	v := &View{Tenant: *t}
 	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
 		v.PagesThisMonth = int(persistence.ReadU64(tx.Get(BucketUsage, MonthKey(a.id, a.deps.Now()))))
+		v.Stored = page.Stored(tx, a.id)
 		return nil
 	})
 	return v

@@ -1,6 +1,10 @@
 package tenant
 
-import "time"
+import (
+	"time"
+
+	"folio/actors/page"
+)
 
 // Register creates the tenant (the actor's id) with its first live key. The actor
 // checks the name and the owner e-mail (checkRegister) before anything is written.
@@ -52,6 +56,7 @@ type Get struct{}
 type View struct {
 	Tenant         Tenant
 	PagesThisMonth int
+	Stored         page.StoredBytes // files and agent event log, against the plan's storage quota
 }
 
 // KeyDeleted answers DeleteKey.

@@ -74,13 +74,16 @@ type Plan struct {
 	Name              string
 	RequestsPerMinute int
 	PagesPerMonth     int
+	// StorageBytes bounds what the tenant stores: its files and its agent event
+	// log (actors/page/storage.go).
+	StorageBytes int64
 }
 
 // Plans by name.
 var Plans = map[string]Plan{
-	"free":       {"free", 60, 100},
-	"pro":        {"pro", 600, 10000},
-	"enterprise": {"enterprise", 0, 0},
+	"free":       {"free", 60, 100, 1 << 30},
+	"pro":        {"pro", 600, 10000, 50 << 30},
+	"enterprise": {"enterprise", 0, 0, 0},
 }
 
 // HashKey is the at-rest form of an API key.

@@ -55,8 +55,10 @@ func (ps PlanSet) For(t Tenant) Plan {
 	return p
 }
 
-// ParsePlanSpecs reads "name=rpm/pages" items separated by commas (the --plan flag
-// and FOLIO_PLANS), e.g. "enterprise=6000/100000,free=30/50"; 0 means unlimited.
+// ParsePlanSpecs reads "name=rpm/pages[/storage]" items separated by commas (the
+// --plan flag and FOLIO_PLANS), e.g. "enterprise=6000/100000,free=30/50/200MiB"; 0
+// means unlimited. storage is bytes, or a number with KiB, MiB, GiB or TiB; without
+// it a built-in plan keeps its own storage quota (another name: unlimited).
 func ParsePlanSpecs(spec string) (map[string]Plan, error) {
 	out := map[string]Plan{}
 	for _, item := range strings.Split(spec, ",") {
@@ -65,18 +67,43 @@ func ParsePlanSpecs(spec string) (map[string]Plan, error) {
 			continue
 		}
 		name, limits, ok := strings.Cut(item, "=")
-		rpm, pages, ok2 := strings.Cut(limits, "/")
-		if !ok || !ok2 || !validPlanName(name) {
-			return nil, fmt.Errorf("plan %q: want name=requests_per_minute/pages_per_month, name of [a-z0-9_-]", item)
+		parts := strings.Split(limits, "/")
+		if !ok || len(parts) < 2 || len(parts) > 3 || !validPlanName(name) {
+			return nil, fmt.Errorf("plan %q: want name=requests_per_minute/pages_per_month[/storage_bytes], name of [a-z0-9_-]", item)
 		}
-		r, err1 := strconv.Atoi(rpm)
-		p, err2 := strconv.Atoi(pages)
+		r, err1 := strconv.Atoi(parts[0])
+		p, err2 := strconv.Atoi(parts[1])
 		if err1 != nil || err2 != nil || r < 0 || p < 0 {
 			return nil, fmt.Errorf("plan %q: limits must be whole numbers >= 0 (0 = unlimited)", item)
 		}
-		out[name] = Plan{Name: name, RequestsPerMinute: r, PagesPerMonth: p}
+		storage := Plans[name].StorageBytes
+		if len(parts) == 3 {
+			var err error
+			if storage, err = ParseBytes(parts[2]); err != nil {
+				return nil, fmt.Errorf("plan %q: storage: %w", item, err)
+			}
+		}
+		out[name] = Plan{Name: name, RequestsPerMinute: r, PagesPerMonth: p, StorageBytes: storage}
 	}
 	return out, nil
+}
+
+// ParseBytes reads a size: whole bytes, or a whole number with a binary unit
+// (KiB, MiB, GiB, TiB), e.g. 1GiB; 0 and more.
+func ParseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	for i, unit := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if n, ok := strings.CutSuffix(s, unit); ok {
+			s, mult = strings.TrimSpace(n), int64(1)<<(10*(i+1))
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("%q is not a size: want bytes or a whole number of KiB, MiB, GiB or TiB", s)
+	}
+	return n * mult, nil
 }
 
 // validPlanName: 1-32 of [a-z0-9_-] (plan names appear in headers and JSON as is).

@@ -126,3 +126,22 @@ func TestQuotaLedgerRereadsAtQuietMomentsAndMonthTurns(t *testing.T) {
 		t.Fatal("2 of 1 in the new month")
 	}
 }
+
+// TestPlanSpecsCarryStorage: --plan takes an optional storage quota in bytes or
+// binary units; without it a built-in plan keeps its own, another is unlimited.
+func TestPlanSpecsCarryStorage(t *testing.T) {
+	got, err := ParsePlanSpecs("free=60/100/2GiB,pro=600/10000,team=100/500,tiny=1/1/4096")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int64{"free": 2 << 30, "pro": 50 << 30, "team": 0, "tiny": 4096} {
+		if got[name].StorageBytes != want {
+			t.Errorf("%s: storage %d, want %d", name, got[name].StorageBytes, want)
+		}
+	}
+	for _, bad := range []string{"free=60/100/2GB", "free=60/100/-1", "free=60/100/1/2", "free=60/100/"} {
+		if _, err := ParsePlanSpecs(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

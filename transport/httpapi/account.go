@@ -125,10 +125,14 @@ func (s *Server) getTenant(w http.ResponseWriter, r *http.Request, _ httprouter.
 	}
 	// pages_this_month counts live pages only (the page actor counts them in the
 	// creation commit); pages_limit is the effective limit, null when unlimited.
+	// stored_bytes (files and the agent event log, each counted in the commit that
+	// changes it) is measured against storage_limit_bytes, null when unlimited.
 	plan := s.planLimits(v.Tenant)
 	writeJSON(w, http.StatusOK, map[string]any{
 		"tenant_id": v.Tenant.ID, "name": v.Tenant.Name, "plan": v.Tenant.Plan,
-		"usage": map[string]any{"pages_this_month": v.PagesThisMonth, "pages_limit": unlimitedAsNull(plan.PagesPerMonth)},
+		"usage": map[string]any{"pages_this_month": v.PagesThisMonth, "pages_limit": unlimitedAsNull(plan.PagesPerMonth),
+			"stored_bytes": v.Stored.Total(), "stored_file_bytes": v.Stored.Files, "stored_event_bytes": v.Stored.Events,
+			"storage_limit_bytes": unlimitedAsNull(plan.StorageBytes)},
 	})
 	return nil
 }

@@ -42,6 +42,9 @@ func (rt *realtime) addComment(w http.ResponseWriter, r *http.Request, ps httpro
 	if err != nil {
 		return err
 	}
+	if err := rt.admitAnonComment(w, r, v); err != nil {
+		return err
+	}
 	res, err := registry.Call[*page.CommentResult](r.Context(), rt.pages, id, &page.AddComment{Viewer: v, Req: &req})
 	if err != nil {
 		return err

@@ -71,6 +71,11 @@ func (rt *realtime) presign(w http.ResponseWriter, r *http.Request, ps httproute
 	if err != nil {
 		return err
 	}
+	if req.SizeBytes != nil && *req.SizeBytes > 0 && *req.SizeBytes <= rt.d.MaxUpload {
+		if err := rt.admitAnonUpload(w, r, v, *req.SizeBytes); err != nil {
+			return err
+		}
+	}
 	res, err := registry.Call[*page.Presigned](r.Context(), rt.pages, id, &page.PresignFile{Viewer: v, Req: &req})
 	if err != nil {
 		return err

@@ -75,6 +75,9 @@ func (s *Server) SweepLimiters() {
 		t.signups.Sweep()
 		t.people.Sweep()
 	}
+	if s.rt != nil {
+		s.rt.anon.sweep()
+	}
 }
 
 type principalKey struct{}

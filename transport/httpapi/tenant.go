@@ -50,7 +50,7 @@ func (s *Server) planLimits(t tenant.Tenant) tenant.Plan {
 }
 
 // unlimitedAsNull is a limit on the wire: null when 0 (unlimited).
-func unlimitedAsNull(n int) any {
+func unlimitedAsNull[N int | int64](n N) any {
 	if n <= 0 {
 		return nil
 	}

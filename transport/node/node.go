@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"folio/actors/mailbox"
 	"folio/actors/page"
 	"folio/actors/people"
 	"folio/actors/registry"
@@ -118,12 +119,16 @@ type Config struct {
 	Bus bus.Config // --nats, --nats-listen, --nats-routes
 
 	// Real-time: streams, agent mailbox, comments, files, views (realtime.go).
-	Keepalive         time.Duration // SSE `: keepalive` and WebSocket ping interval (30 s; --keepalive)
-	AgentRetention    int           // agent events kept per tenant (10,000; --agent-retention)
-	AgentRetentionAge time.Duration // agent events older than this are dropped (720h; --agent-retention-age)
-	MaxUpload         int64         // largest file upload in bytes (25 MiB; --max-upload)
-	PageUploadBudget  int64         // bytes of files one page holds, presigned uploads included (100 MiB; --page-upload-budget)
-	UploadTTL         time.Duration // how long a presigned upload may take to complete (10 min)
+	Keepalive              time.Duration // SSE `: keepalive` and WebSocket ping interval (30 s; --keepalive)
+	AgentRetention         int           // agent events kept per tenant (10,000; --agent-retention)
+	AgentRetentionAge      time.Duration // agent events older than this are dropped (720h; --agent-retention-age)
+	MaxUpload              int64         // largest file upload in bytes (25 MiB; --max-upload)
+	PageUploadBudget       int64         // bytes of files one page holds, presigned uploads included (100 MiB; --page-upload-budget)
+	UploadTTL              time.Duration // how long a presigned upload may take to complete (10 min)
+	FileRetention          time.Duration // files outlive their page's end by this much (30 days; --file-retention)
+	PageAnonComments       int           // comments a page takes from people not its own (1,000 of 10,000; --page-anon-comments)
+	AnonCommentsPerHour    int           // comments without a credential per client address per hour (60; --anon-comments-per-hour)
+	AnonUploadBytesPerHour int64         // bytes presigned without a credential per client address per hour (256 MiB; --anon-upload-bytes-per-hour)
 
 	// HTTP timeouts (Listen). A request's headers must arrive within
 	// ReadHeaderTimeout and its whole body within ReadTimeout; an ordinary reply must
@@ -239,6 +244,12 @@ func Open(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	log := cfg.Log
+	// Stores written before stored bytes were counted are counted once, before any
+	// page commits (actors/page/storage_migrate.go).
+	if err := errors.Join(page.MigrateStorage(store), mailbox.MigrateStoredBytes(store)); err != nil {
+		_ = store.Close()
+		return nil, fmt.Errorf("count stored bytes: %w", err)
+	}
 	meters, err := actorMeters(reg)
 	if err != nil {
 		_ = store.Close()
@@ -263,7 +274,8 @@ func Open(cfg Config) (*Node, error) {
 	n.People = people.NewDirectory(store, cfg.Now, people.Lifetimes{Session: cfg.SessionTTL, Link: cfg.LinkTTL})
 	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
 	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, IdleDone: cfg.IdleAfterDone, Log: log,
-		Files: page.FileLimits{MaxBytes: cfg.MaxUpload, Budget: cfg.PageUploadBudget, UploadTTL: cfg.UploadTTL}}
+		Files:        page.FileLimits{MaxBytes: cfg.MaxUpload, Budget: cfg.PageUploadBudget, UploadTTL: cfg.UploadTTL, Retention: cfg.FileRetention},
+		OpenComments: cfg.PageAnonComments}
 	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), registry.Options{Timeout: 10 * time.Second, Hooks: hooks, MaxLive: cfg.MaxLivePages})
 	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second, Hooks: hooks})
 	// Areas add their outlets before any page actor runs (actors spawn on the first

@@ -39,6 +39,7 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 	if cfg.AgentRetentionAge > 0 {
 		retention.MaxAge = cfg.AgentRetentionAge
 	}
+	pd.Blobs = blobs // a page removes the bytes of files past their retention
 	listening := mailbox.NewListening()
 	md := &mailbox.Deps{Store: n.Store, Now: cfg.Now, Retention: retention, Idle: cfg.IdleAfter, Log: cfg.Log, Listening: listening}
 	mailboxes := registry.Start(n.System, "mailboxes", mailbox.NewProducer(md), registry.Options{Timeout: 10 * time.Second})
@@ -59,15 +60,29 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 	return area{
 		outlets: []page.Outlet{&mailbox.Outlet{Retention: retention, Mailboxes: mailboxes, Listening: listening}},
 		mount: func(api *httpapi.Server) {
-			api.MountRealtime(httpapi.RealtimeDeps{Hub: hub, Mailboxes: mailboxes, Blobs: blobs, MaxUpload: cfg.MaxUpload, ViewSalt: salt})
+			api.MountRealtime(httpapi.RealtimeDeps{Hub: hub, Mailboxes: mailboxes, Blobs: blobs, MaxUpload: cfg.MaxUpload, ViewSalt: salt,
+				Enforce: cfg.EnforceLimits, AnonCommentsPerHour: cfg.AnonCommentsPerHour, AnonUploadBytesPerHour: cfg.AnonUploadBytesPerHour, MaxBuckets: cfg.LimiterEntries})
 		},
 		run: func(stop <-chan struct{}) {
 			var wg sync.WaitGroup
-			wg.Add(1)
+			wg.Add(2)
 			go func() { defer wg.Done(); page.RunBlobSweep(pd, blobs, 5*time.Minute, stop) }()
+			go func() {
+				defer wg.Done()
+				page.RunFileRetention(pd, n.Pages, fileRetentionEvery(cfg.FileRetention), stop)
+			}()
 			mailbox.RunRetention(md, time.Minute, stop)
 			wg.Wait()
 		},
 		close: hub.Close,
 	}, nil
+}
+
+// fileRetentionEvery is how often the files' due index is scanned: a tenth of the
+// retention, at least every minute and at most every 250 ms.
+func fileRetentionEvery(retention time.Duration) time.Duration {
+	if retention <= 0 {
+		retention = page.DefaultFileLimits.Retention
+	}
+	return min(max(retention/10, 250*time.Millisecond), time.Minute)
 }

@@ -17,6 +17,13 @@ import (
 func (n *Node) tenancyArea(pd *page.Deps) area {
 	cfg := n.Config
 	book := tenant.NewBook(n.Store, tenant.NewPlanSet(cfg.PlanLimits), cfg.LimiterEntries)
+	if cfg.EnforceLimits {
+		// The plan's storage quota, checked by pages when files are stored.
+		pd.StorageQuota = func(tenantID string) int64 {
+			p, _ := book.Limits(tenantID)
+			return p.StorageBytes
+		}
+	}
 	inboxes := registry.Start(n.System, "inbox", inbox.NewProducer(&inbox.Deps{Store: n.Store, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second})
 	var api *httpapi.Server
 	return area{

@@ -9,6 +9,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/inbox"
+	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/actors/tenant"
 )
@@ -35,7 +36,8 @@ type usageView struct {
 	Low, High      int // where the meter turns to a warning, and to a problem
 	Near           bool
 	PlanName       string
-	RequestsLimit  int // per minute; 0: unlimited
+	RequestsLimit  int    // per minute; 0: unlimited
+	Storage        string // stored bytes against the plan's storage quota, in words
 	Enforced       bool
 	Period         string
 	PeriodLinks    []filterLink
@@ -88,6 +90,10 @@ func (s *Site) usageScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 	// with none, the score reports both as 0, which is not "decided at once".
 	v.Decided = q.DecisionSpeed > 0 || q.AvgDecisionTimeMinutes > 0
 	v.DecisionTime = hoursText(q.AvgDecisionTimeMinutes/60, v.Decided)
+	v.Storage = page.HumanBytes(t.Stored.Total()) + " stored (files " + page.HumanBytes(t.Stored.Files) + ", event log " + page.HumanBytes(t.Stored.Events) + ")"
+	if plan.StorageBytes > 0 {
+		v.Storage += " of " + page.HumanBytes(plan.StorageBytes)
+	}
 	if v.PlanName == "" {
 		v.PlanName = plan.Name
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"folio/actors/page"
 )
 
 // oneDecimal is a figure as the usage screen shows it ("72.5", "100").
@@ -46,6 +48,9 @@ func TestDashUsageMatchesWhatWasPublished(t *testing.T) {
 		if got := eval[string](tb, `document.querySelector("#u-meter").value + "/" + document.querySelector("#u-meter").max`); got != fmt.Sprintf("3/%v", limit) {
 			t.Errorf("the meter is at %s", got)
 		}
+	}
+	if got, stored := tb.text("#u-storage"), page.HumanBytes(int64(usage["stored_bytes"].(float64))); !strings.HasPrefix(got, stored+" stored") || !strings.Contains(got, " of 1.0 GiB") {
+		t.Errorf("storage reads %q; the API says %v bytes stored of the free plan's 1 GiB", got, usage["stored_bytes"])
 	}
 	if got := tb.text("#u-quota-text"); !strings.Contains(got, "published in") {
 		t.Errorf("the quota reads %q", got)
