@@ -150,7 +150,9 @@ func TestClaimByCodeOrKey(t *testing.T) {
 func TestAGuessedClaimCodeNeverClaims(t *testing.T) {
 	t.Parallel()
 	in := newInbox(t)
-	e := nodetest.New(t, mailTo(in.SMTP), func(c *node.Config) { c.ClaimsPerClient, c.ClaimsPerPerson, c.ClaimFailureBudget = 10_000, 10_000, 10_000 })
+	e := nodetest.New(t, mailTo(in.SMTP), func(c *node.Config) {
+		c.ClaimsPerClient, c.ClaimsPerPerson, c.ClaimFailureBudget = 10_000, 10_000, 10_000
+	})
 	agents := make([]agent, 600)
 	var wg sync.WaitGroup
 	for w := range 8 { // registrations in parallel share commits
