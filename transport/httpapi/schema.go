@@ -63,7 +63,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, fault.New(fault.Invalid, "a JSON body is required", map[string]any{"constraint": "required", "field": ""})
 	}
-	return raw, checkDepth(raw)
+	return raw, checkShape(raw)
 }
 
 // pageExtras are the page request fields that protocol and template publishing
