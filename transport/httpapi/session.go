@@ -38,7 +38,7 @@ type Credential struct {
 func (c Credential) Viewer() page.Viewer {
 	switch {
 	case c.Key != nil:
-		return page.Viewer{TenantID: c.Key.TenantID, Agent: c.Key.Agent(), KeyID: c.Key.KeyID}
+		return page.Viewer{TenantID: c.Key.TenantID, Agent: c.Key.Agent(), KeyID: c.Key.KeyID, Key: keyRef(*c.Key)}
 	case c.Session != nil:
 		return page.Viewer{Person: c.Session.Email, Method: c.Session.Method, SessionID: c.Session.ID, Tenants: c.Tenants}
 	}
