@@ -296,7 +296,7 @@ func (s *Site) decisionsOf(d *desk, p *page.Page) []decisionRow {
 			row.How = authLabels[how[j]]
 		}
 		if e.Key != nil {
-			row.How = "Recorded by key " + e.Key.Label() + " for " + e.Actor + ": the agent's API key vouched for this name (not verified)"
+			row.How = "The agent's API key " + e.Key.Label() + " vouched for this name (not verified)"
 		}
 		out[i] = row
 	}
