@@ -136,3 +136,11 @@ func (s *Server) ClearSessionCookie(w http.ResponseWriter, r *http.Request) {
 func (s *Server) secure(r *http.Request) bool {
 	return r.TLS != nil || strings.HasPrefix(s.urls.Base, "https://") || strings.HasPrefix(s.urls.App, "https://")
 }
+
+// AccountEmail is the verified address an account has now (it follows the
+// identity provider: people.SignIn), for screens that list members by a record
+// made when they joined.
+func (s *Server) AccountEmail(userID string) (string, bool) {
+	u, ok := s.people.User(userID)
+	return u.Email, ok
+}

@@ -48,6 +48,12 @@ func TestOAuthIdentityFollowsTheProvider(t *testing.T) {
 			if r := review(personal); r.Status != 403 || strings.Contains(string(r.Body), "Ready to ship.") {
 				t.Fatalf("the corp.example page served to the account now at frank@personal.example: %d", r.Status)
 			}
+			// The workspace the first sign-in made stays the account's, listed under
+			// the address it has now.
+			if r := call(t, e, nil, req{method: "GET", path: "/members", cookie: personal, accept: "text/html"}); r.Status != 200 ||
+				!strings.Contains(string(r.Body), "frank@personal.example") || strings.Contains(string(r.Body), "frank@corp.example") {
+				t.Fatalf("/members after the change: %d\n%s", r.Status, nodetest.Excerpt(r.Body, 3000))
+			}
 			if r := review(atCorp); r.Status != 401 || strings.Contains(string(r.Body), "Ready to ship.") {
 				t.Fatalf("the session opened as frank@corp.example after the change: %d, want 401 (ended)", r.Status)
 			}
