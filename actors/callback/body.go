@@ -26,6 +26,8 @@ type envelope struct {
 type person struct {
 	AuthMethod *string `json:"auth_method"`
 	Identity   *string `json:"identity"`
+	// Key: the API key that named identity (auth_method api_key), absent otherwise.
+	Key *page.KeyRef `json:"key,omitempty"`
 }
 
 type pageState struct {
@@ -88,6 +90,9 @@ func callbackBody(ev page.Event) ([]byte, error) {
 	case page.ApprovalStepCompleted:
 		env.Data = stepCompleted{DecidedBy: d.DecidedBy, Decision: d.Decision, NextStep: orNull(d.NextStep),
 			StepID: d.StepID, StepName: d.StepName}
+		if ev.Actor != nil { // who decided and how (a key naming a person says so)
+			env.Actor = personOf(ev.Actor)
+		}
 	case page.ApprovalChainCompleted:
 		steps := make([]stepSummary, len(d.Steps))
 		for i, s := range d.Steps {
@@ -116,7 +121,7 @@ func personOf(p *page.Person) *person {
 	if p == nil {
 		return &person{}
 	}
-	return &person{AuthMethod: &p.AuthMethod, Identity: &p.Identity}
+	return &person{AuthMethod: &p.AuthMethod, Identity: &p.Identity, Key: p.Key}
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

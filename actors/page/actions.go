@@ -45,9 +45,10 @@ func (m *Act) run(a *Actor) any { return a.act(m) }
 
 // who is the person an execution is recorded for.
 type who struct {
-	identity string // as recorded (actor.identity)
-	method   string // AuthAPIKey, AuthLink
-	audit    string // the audit log's actor
+	identity string  // as recorded (actor.identity)
+	method   string  // AuthAPIKey, AuthLink
+	audit    string  // the audit log's actor
+	key      *KeyRef // the API key that named identity (a key acting for a person)
 }
 
 // execute is an action through the page owner's key: actor.identity names the
@@ -64,6 +65,9 @@ func (a *Actor) execute(m *Execute) any {
 			return err
 		}
 		w.identity, w.audit = id, auditActor(id, m.Agent)
+		if id != m.Agent {
+			w.key = m.Key
+		}
 		// The key vouches for the person; on an authenticated page it may only vouch
 		// for someone the page is shared with.
 		if id != m.Agent && a.page.Access.Mode == "authenticated" && !a.page.Access.Allows(id) {
@@ -87,7 +91,7 @@ func (a *Actor) act(m *Act) any {
 		return a.run(m.ActionID, req, who{identity: m.Person, method: m.Method, audit: "user:" + m.Person})
 	}
 	if a.owns(m.Viewer) {
-		return a.execute(&Execute{Caller: Caller{TenantID: m.TenantID, Agent: m.Agent}, ActionID: m.ActionID, Req: m.Req})
+		return a.execute(&Execute{Caller: Caller{TenantID: m.TenantID, Agent: m.Agent, Key: m.Key}, ActionID: m.ActionID, Req: m.Req})
 	}
 	if err := a.visible(m.Viewer); err != nil {
 		return err
@@ -180,9 +184,17 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 				return fault.New(fault.Forbidden, "deciding an approval step needs a verified identity: sign in first",
 					map[string]any{"reason": "verification_required", "identity": actorID})
 			}
+			// require_verified: a step is decided only by the person, signed in; an
+			// API key naming them (or acting as itself) decides nothing.
+			if a.page.RequireVerified && w.method != AuthMagicLink && w.method != AuthOAuth {
+				return fault.New(fault.Forbidden, "this page's approval steps need the person to sign in and decide themselves (require_verified): "+
+					actorID+" must open the page, sign in and decide there; an API key cannot decide for them",
+					map[string]any{"reason": "verification_required", "identity": actorID, "require_verified": true})
+			}
 			chain = c.clone()
 			var err error
-			if stepsDone, err = chain.decide(actorID, decision, act.ActionID, req.Comment, now); err != nil {
+			if stepsDone, err = chain.decideAs(StepDecision{Identity: actorID, Decision: decision, ActionID: act.ActionID,
+				Comment: req.Comment, DecidedAt: now, AuthMethod: w.method, Key: w.key}); err != nil {
 				return err
 			}
 		} else if a.page.executedBy(act.ActionID, actorID) {
@@ -202,7 +214,7 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		}
 	}
 
-	exec := Execution{ActionID: act.ActionID, Actor: actorID, AuthMethod: w.method, Comment: req.Comment, ExecutedAt: now, Decision: decision}
+	exec := Execution{ActionID: act.ActionID, Actor: actorID, AuthMethod: w.method, Key: w.key, Comment: req.Comment, ExecutedAt: now, Decision: decision}
 	var formData json.RawMessage
 	if hasForm {
 		formData = append(json.RawMessage(nil), req.FormData...)
@@ -224,7 +236,7 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		}
 	}
 
-	person := &Person{Identity: actorID, AuthMethod: w.method}
+	person := &Person{Identity: actorID, AuthMethod: w.method, Key: w.key}
 	data := ActionExecuted{ActionID: act.ActionID, ActionLabel: act.Label, Comment: req.Comment, FormData: formData,
 		PageState: PageState{Previous: prev, Current: next.Status}}
 	switch {
@@ -235,7 +247,11 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 	}
 	executed := a.event(now, data)
 	executed.Actor = person
-	entries := []audit.Entry{audit.New("action.executed", w.audit, a.id, now, map[string]any{"action_id": act.ActionID, "label": act.Label, "comment": req.Comment, "auth_method": w.method})}
+	details := map[string]any{"action_id": act.ActionID, "label": act.Label, "comment": req.Comment, "auth_method": w.method}
+	if w.key != nil {
+		details["key"] = *w.key // "recorded by key … for <identity>"
+	}
+	entries := []audit.Entry{audit.New("action.executed", w.audit, a.id, now, details)}
 	events := []Event{executed}
 	if hasForm && formPage {
 		ev := a.event(now, FormSubmitted{ActionID: act.ActionID, FormData: formData})
@@ -245,7 +261,9 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 	}
 	for _, i := range stepsDone {
 		step := chain.stepCompleted(i)
-		events = append(events, a.event(now, step))
+		ev := a.event(now, step)
+		ev.Actor = person
+		events = append(events, ev)
 		entries = append(entries, audit.New("approval.step_completed", w.audit, a.id, now, step.auditDetails()))
 	}
 	if chain != nil && chain.Status != ChainInProgress {

@@ -58,6 +58,9 @@ type ChainStep struct {
 	Decision     string         `json:"decision,omitempty"`
 	DecidedBy    string         `json:"decided_by,omitempty"`
 	DecidedAt    *time.Time     `json:"decided_at,omitempty"`
+	// AuthMethod and Key are how DecidedBy was established (StepDecision).
+	AuthMethod string  `json:"auth_method,omitempty"`
+	Key        *KeyRef `json:"key,omitempty"`
 }
 
 // StepDecision is one person's decision on a step.
@@ -67,6 +70,10 @@ type StepDecision struct {
 	ActionID  string    `json:"action_id"`
 	Comment   *string   `json:"comment"`
 	DecidedAt time.Time `json:"decided_at"`
+	// AuthMethod is how Identity was established (magic_link, oauth, api_key);
+	// Key is the API key that named Identity when a key recorded the decision.
+	AuthMethod string  `json:"auth_method,omitempty"`
+	Key        *KeyRef `json:"key,omitempty"`
 }
 
 // ChainView is the approval chain status of GET /v1/pages/:id/approval and of the
@@ -301,6 +308,13 @@ func hasDecided(s ChainStep, identity string) bool {
 // indexes of the steps it completed, in order. Someone who may not decide now is 403;
 // someone who already decided on every step open to them is 409.
 func (c *Chain) decide(identity, decision, actionID string, comment *string, at time.Time) ([]int, error) {
+	return c.decideAs(StepDecision{Identity: identity, Decision: decision, ActionID: actionID, Comment: comment, DecidedAt: at})
+}
+
+// decideAs is decide with the whole decision, recorded as given (with how its
+// identity was established).
+func (c *Chain) decideAs(d StepDecision) ([]int, error) {
+	identity, decision, at := d.Identity, d.Decision, d.DecidedAt
 	var open []int
 	if c.Mode == ModeSequential {
 		if i := c.current(); i >= 0 {
@@ -343,7 +357,7 @@ func (c *Chain) decide(identity, decision, actionID string, comment *string, at 
 	var done []int
 	for _, i := range mine {
 		s := &c.Steps[i]
-		s.Decisions = append(s.Decisions, StepDecision{Identity: identity, Decision: decision, ActionID: actionID, Comment: comment, DecidedAt: at})
+		s.Decisions = append(s.Decisions, d)
 		approvals := 0
 		for _, d := range s.Decisions {
 			if d.Decision == DecisionApproved {
@@ -353,6 +367,7 @@ func (c *Chain) decide(identity, decision, actionID string, comment *string, at 
 		if decision == DecisionRejected || approvals >= s.MinApprovals {
 			t := at
 			s.Status, s.Decision, s.DecidedBy, s.DecidedAt = StepCompleted, decision, identity, &t
+			s.AuthMethod, s.Key = d.AuthMethod, d.Key
 			done = append(done, i)
 		}
 	}
@@ -383,7 +398,7 @@ func (c *Chain) decide(identity, decision, actionID string, comment *string, at 
 // next step is the one now pending, if any.
 func (c *Chain) stepCompleted(i int) ApprovalStepCompleted {
 	s := c.Steps[i]
-	d := ApprovalStepCompleted{StepID: s.StepID, StepName: s.Name, Decision: s.Decision, DecidedBy: s.DecidedBy}
+	d := ApprovalStepCompleted{StepID: s.StepID, StepName: s.Name, Decision: s.Decision, DecidedBy: s.DecidedBy, AuthMethod: s.AuthMethod, Key: s.Key}
 	if j := c.current(); j >= 0 {
 		d.NextStep = c.Steps[j].StepID
 	}
@@ -398,7 +413,14 @@ func (d ApprovalStepCompleted) auditDetails() map[string]any {
 	if d.NextStep != "" {
 		next = d.NextStep
 	}
-	return map[string]any{"step_id": d.StepID, "step_name": d.StepName, "decision": d.Decision, "decided_by": d.DecidedBy, "next_step": next}
+	m := map[string]any{"step_id": d.StepID, "step_name": d.StepName, "decision": d.Decision, "decided_by": d.DecidedBy, "next_step": next}
+	if d.AuthMethod != "" {
+		m["auth_method"] = d.AuthMethod
+	}
+	if d.Key != nil {
+		m["key"] = *d.Key
+	}
+	return m
 }
 
 // completed is approval.chain_completed: the final decision and every step's

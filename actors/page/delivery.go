@@ -42,6 +42,9 @@ func checkDelivery(p *Page, req *Request, lim Limits) ([]string, error) {
 		}
 		warnings = append(warnings, w...)
 	}
+	if req.RequireVerified != nil {
+		p.RequireVerified = *req.RequireVerified
+	}
 	if req.ApprovalChain != nil {
 		w, err := setChain(p, req.ApprovalChain)
 		if err != nil {

@@ -46,6 +46,28 @@ type EventData interface {
 type Person struct {
 	AuthMethod string `json:"auth_method"`
 	Identity   string `json:"identity"`
+	// Key is the API key that vouched for Identity when a key acted for a person
+	// it named (auth_method api_key); nil otherwise.
+	Key *KeyRef `json:"key,omitempty"`
+}
+
+// KeyRef names an API key without revealing it: its id, its name and the prefix
+// the dashboard lists.
+type KeyRef struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Prefix string `json:"prefix"`
+}
+
+// Label is how a person reads the key: its name and prefix.
+func (k *KeyRef) Label() string {
+	if k == nil {
+		return ""
+	}
+	if k.Prefix == "" {
+		return k.Name
+	}
+	return k.Name + " (" + k.Prefix + "…)"
 }
 
 // newEvent is an event of page pageID with a fresh id; its type is the payload's.

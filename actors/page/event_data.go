@@ -82,6 +82,9 @@ type ApprovalStepCompleted struct {
 	Decision  string
 	DecidedBy string
 	NextStep  string // "": no step is pending any more
+	// How DecidedBy was established; in the audit, and as the event's actor.
+	AuthMethod string
+	Key        *KeyRef
 }
 
 // ApprovalChainCompleted is approval.chain_completed: the chain's final decision and each

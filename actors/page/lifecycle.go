@@ -47,6 +47,7 @@ func changedFields(r *Request) []string {
 	add(r.Notify != nil, "notify")
 	add(r.OnAction != nil, "on_action")
 	add(r.ApprovalChain != nil, "approval_chain")
+	add(r.RequireVerified != nil, "require_verified")
 	add(r.ExpiresAt != nil, "expires_at")
 	if out == nil {
 		out = []string{}

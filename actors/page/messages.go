@@ -8,6 +8,7 @@ type Caller struct {
 	TenantID string
 	Agent    string // "agent:<name>"
 	Test     bool   // sk_test_ key
+	Key      *KeyRef
 }
 
 // Create makes the page (the actor's id) as a draft, or active when Publish is set.

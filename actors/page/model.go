@@ -41,17 +41,19 @@ type Page struct {
 	Notify        json.RawMessage `json:"notify,omitempty"`
 	OnAction      json.RawMessage `json:"on_action,omitempty"`
 	ApprovalChain json.RawMessage `json:"approval_chain,omitempty"`
-	CreatedBy     string          `json:"created_by"`
-	Livemode      bool            `json:"livemode"`
-	ShortCode     string          `json:"short_code"`
-	Version       int             `json:"version"`
-	CreatedAt     time.Time       `json:"created_at"`
-	UpdatedAt     time.Time       `json:"updated_at"`
-	PublishedAt   *time.Time      `json:"published_at,omitempty"`
-	ExpiresAt     *time.Time      `json:"expires_at,omitempty"`
-	RevokedAt     *time.Time      `json:"revoked_at,omitempty"`
-	RevokeReason  string          `json:"revoke_reason,omitempty"`
-	CompletedAt   *time.Time      `json:"completed_at,omitempty"`
+	// RequireVerified: only a signed-in assignee decides a step (docs/behaviour.md).
+	RequireVerified bool       `json:"require_verified,omitempty"`
+	CreatedBy       string     `json:"created_by"`
+	Livemode        bool       `json:"livemode"`
+	ShortCode       string     `json:"short_code"`
+	Version         int        `json:"version"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+	PublishedAt     *time.Time `json:"published_at,omitempty"`
+	ExpiresAt       *time.Time `json:"expires_at,omitempty"`
+	RevokedAt       *time.Time `json:"revoked_at,omitempty"`
+	RevokeReason    string     `json:"revoke_reason,omitempty"`
+	CompletedAt     *time.Time `json:"completed_at,omitempty"`
 	// Decision is what completing the page decided: approved or rejected (the
 	// approval chain's final decision, else the polarity of the action that
 	// completed it); empty until the page completes.
@@ -150,6 +152,7 @@ type Execution struct {
 	ActionID   string          `json:"action_id"`
 	Actor      string          `json:"actor"`
 	AuthMethod string          `json:"auth_method,omitempty"` // how Actor was established (AuthAPIKey, AuthLink, AuthMagicLink, AuthOAuth)
+	Key        *KeyRef         `json:"key,omitempty"`         // the API key that named Actor (a key acting for a person)
 	Comment    *string         `json:"comment,omitempty"`
 	FormData   json.RawMessage `json:"form_data,omitempty"`
 	Decision   string          `json:"decision,omitempty"`

@@ -21,7 +21,10 @@ type Request struct {
 	Notify        json.RawMessage `json:"notify"`
 	OnAction      json.RawMessage `json:"on_action"`
 	ApprovalChain json.RawMessage `json:"approval_chain"`
-	ExpiresAt     *string         `json:"expires_at"`
+	// RequireVerified: the approval chain's steps accept only identities proven by
+	// a session (magic link, OAuth), never one an API key names.
+	RequireVerified *bool   `json:"require_verified"`
+	ExpiresAt       *string `json:"expires_at"`
 }
 
 // ActionRequest is the body of POST /v1/pages/:id/actions/:actionId.

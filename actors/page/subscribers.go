@@ -46,6 +46,7 @@ type Viewer struct {
 	TenantID string
 	Agent    string
 	KeyID    string // the API key presented (its deletion ends what it opened)
+	Key      *KeyRef
 
 	// A signed-in person (a session): their verified e-mail address (lower-case),
 	// how it was proven (MethodMagicLink, MethodOAuth), the session (its end ends

@@ -80,21 +80,53 @@ func TestFirstSignInsAtOnceMakeOneAccount(t *testing.T) {
 	}
 }
 
-// TestAProviderSubjectFindsItsAccountWhateverTheAddress: a person who signed in with
-// a provider and later changed their address there is still the same account.
-func TestAProviderSubjectFindsItsAccountWhateverTheAddress(t *testing.T) {
+// TestAccountAddressFollowsTheProvider: a provider subject keeps its account when
+// the provider's verified address changes, and the account moves to the new
+// address: the old one no longer finds it (a link to it makes another account),
+// and every session the account had ends. A new address that is another account's
+// is refused, and so is a second subject of a provider presenting an address whose
+// account is linked to another subject of that provider. A provider first seen
+// with an address joins that address's account.
+func TestAccountAddressFollowsTheProvider(t *testing.T) {
 	d, _, _, _ := open(t)
-	first, _, _ := d.SignIn(people.Proof{Email: "octo@example.com", Provider: "github", Subject: "42"})
-	again, created, _ := d.SignIn(people.Proof{Email: "octo@new.example", Provider: "github", Subject: "42"})
-	if created || again.ID != first.ID {
-		t.Fatalf("the same subject made a new account (%v, %s vs %s)", created, again.ID, first.ID)
-	}
-	// A magic link for the first address finds the account too, and a second
-	// provider for the same verified address joins it.
-	byLink, _, _ := d.SignIn(people.Proof{Email: "octo@example.com"})
-	byGoogle, _, _ := d.SignIn(people.Proof{Email: "octo@example.com", Provider: "google", Subject: "g-7"})
+	first, _, _ := d.SignIn(people.Proof{Email: "frank@corp.example", Provider: "github", Subject: "42"})
+	byLink, _, _ := d.SignIn(people.Proof{Email: "frank@corp.example"})
+	byGoogle, _, _ := d.SignIn(people.Proof{Email: "frank@corp.example", Provider: "google", Subject: "g-7"})
 	if byLink.ID != first.ID || byGoogle.ID != first.ID || byGoogle.Providers["google"] != "g-7" {
 		t.Fatalf("accounts %s %s, want %s with google g-7 (%v)", byLink.ID, byGoogle.ID, first.ID, byGoogle.Providers)
+	}
+	token, _, err := d.StartSession(first, "oauth")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, _, err := d.SignIn(people.Proof{Email: "frank@corp.example", Provider: "github", Subject: "43"}); !errors.Is(err, people.ErrOtherSubject) {
+		t.Fatalf("a second GitHub subject with the account's address: %v, want ErrOtherSubject", err)
+	}
+
+	moved, created, err := d.SignIn(people.Proof{Email: "Frank@Personal.example", Provider: "github", Subject: "42"})
+	if err != nil || created || moved.ID != first.ID || moved.Email != "frank@personal.example" {
+		t.Fatalf("the subject with a new address: %+v created %v err %v, want account %s at frank@personal.example", moved, created, err, first.ID)
+	}
+	if _, _, ok := d.Session(token); ok {
+		t.Fatal("a session opened under the old address outlived the move")
+	}
+	if u, ok := d.UserByEmail("frank@corp.example"); ok {
+		t.Fatalf("the old address still finds account %s", u.ID)
+	}
+	if u, ok := d.UserByEmail("frank@personal.example"); !ok || u.ID != first.ID {
+		t.Fatalf("the new address finds %v %v", u.ID, ok)
+	}
+	other, created, _ := d.SignIn(people.Proof{Email: "frank@corp.example"})
+	if !created || other.ID == first.ID {
+		t.Fatalf("a link to the released address: account %s created %v, want a new one", other.ID, created)
+	}
+
+	if _, _, err := d.SignIn(people.Proof{Email: "frank@corp.example", Provider: "github", Subject: "42"}); !errors.Is(err, people.ErrAddressTaken) {
+		t.Fatalf("the subject back at an address another account holds: %v, want ErrAddressTaken", err)
+	}
+	if u, _ := d.User(first.ID); u.Email != "frank@personal.example" {
+		t.Fatalf("a refused sign-in changed the account's address to %s", u.Email)
 	}
 }
 

@@ -63,7 +63,7 @@ func (r *Keyring) Authenticate(key string) (Principal, bool) {
 		return Principal{}, false
 	}
 	r.touch(k.ID)
-	return Principal{TenantID: k.TenantID, KeyID: k.ID, KeyName: k.Name, Test: k.Test}, true
+	return Principal{TenantID: k.TenantID, KeyID: k.ID, KeyName: k.Name, KeyPrefix: k.Prefix, Test: k.Test}, true
 }
 
 // Forget drops a deleted key from the cache by its lookup id and ends what was

@@ -60,10 +60,11 @@ type Key struct {
 
 // Principal is who an authenticated request speaks for.
 type Principal struct {
-	TenantID string
-	KeyID    string
-	KeyName  string
-	Test     bool
+	TenantID  string
+	KeyID     string
+	KeyName   string
+	KeyPrefix string // what the dashboard lists of the key; not a secret
+	Test      bool
 }
 
 // Agent is the audit and created_by form of the principal.

@@ -26,15 +26,26 @@ type ApprovalStep struct {
 	Decision     string             `json:"decision"`
 	DecidedBy    string             `json:"decided_by"`
 	DecidedAt    time.Time          `json:"decided_at"`
+	AuthMethod   string             `json:"auth_method"` // how DecidedBy was established: magic_link, oauth, api_key
+	Key          *KeyRef            `json:"key"`         // the API key that recorded it for DecidedBy, if one did
+}
+
+// KeyRef names the API key that recorded a decision for the person it named.
+type KeyRef struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Prefix string `json:"prefix"`
 }
 
 // ApprovalDecision is one assignee's decision on a step.
 type ApprovalDecision struct {
-	Identity  string    `json:"identity"`
-	Decision  string    `json:"decision"` // approved or rejected
-	ActionID  string    `json:"action_id"`
-	Comment   string    `json:"comment"`
-	DecidedAt time.Time `json:"decided_at"`
+	Identity   string    `json:"identity"`
+	Decision   string    `json:"decision"` // approved or rejected
+	ActionID   string    `json:"action_id"`
+	Comment    string    `json:"comment"`
+	DecidedAt  time.Time `json:"decided_at"`
+	AuthMethod string    `json:"auth_method"`
+	Key        *KeyRef   `json:"key"`
 }
 
 // ApprovalStatus is a page's approval chain (GET /v1/pages/:id/approval).

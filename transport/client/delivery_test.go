@@ -150,7 +150,9 @@ func TestApprovalChainCallbacksAndDeliveries(t *testing.T) {
 	var ad client.ActionExecutedData
 	strict(t, act.ev.Data, &ad)
 	if ad.ActionID != "approve" || ad.ActionLabel != "Approve" || ad.Decision != "approved" ||
-		act.ev.Actor == nil || *act.ev.Actor != (client.Actor{Identity: "alice@example.com", AuthMethod: "api_key"}) ||
+		act.ev.Actor == nil || act.ev.Actor.Identity != "alice@example.com" || act.ev.Actor.AuthMethod != "api_key" ||
+		act.ev.Actor.Key == nil || act.ev.Actor.Key.Name != "chain" || // the key that named alice says so
+
 		act.ev.PageState == nil || act.ev.PageState.Current != "active" {
 		t.Errorf("action.executed = %+v, data %+v", act.ev, ad)
 	}

@@ -29,6 +29,8 @@ type Event struct {
 type Actor struct {
 	Identity   string `json:"identity"`
 	AuthMethod string `json:"auth_method"`
+	// Key is the API key that named Identity (auth_method api_key), if one did.
+	Key *KeyRef `json:"key,omitempty"`
 }
 
 // ResetData is the Data of a reset event. Reason "expired" or "unknown_id": some of

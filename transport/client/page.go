@@ -17,32 +17,33 @@ const (
 
 // Page is a page as its owner reads it (GET /v1/pages/:id).
 type Page struct {
-	PageID        string         `json:"pageId"`
-	PageURL       string         `json:"pageUrl"`
-	ShortURL      string         `json:"shortUrl"`
-	Status        string         `json:"status"`
-	PageType      string         `json:"page_type"`
-	Title         string         `json:"title"`
-	Summary       string         `json:"summary"`
-	Priority      string         `json:"priority"`
-	Tags          []string       `json:"tags"`
-	CreatedBy     string         `json:"created_by"` // agent:<name of the key>
-	CreatedAt     time.Time      `json:"created_at"`
-	UpdatedAt     time.Time      `json:"updated_at"`
-	PublishedAt   time.Time      `json:"published_at"` // zero for a draft
-	ExpiresAt     time.Time      `json:"expires_at"`
-	RevokedAt     time.Time      `json:"revoked_at"`
-	CompletedAt   time.Time      `json:"completed_at"`
-	Version       int            `json:"version"` // the content version: it grows as blocks change
-	Livemode      bool           `json:"livemode"`
-	Blocks        []Block        `json:"blocks"`
-	Actions       []Action       `json:"actions"`
-	Access        Access         `json:"access"`
-	Notify        *Notify        `json:"notify"`
-	OnAction      *OnAction      `json:"on_action"`
-	ApprovalChain *ApprovalChain `json:"approval_chain"`
-	Stats         Stats          `json:"stats"`
-	Decision      string         `json:"decision"` // approved or rejected once completed
+	PageID          string         `json:"pageId"`
+	PageURL         string         `json:"pageUrl"`
+	ShortURL        string         `json:"shortUrl"`
+	Status          string         `json:"status"`
+	PageType        string         `json:"page_type"`
+	Title           string         `json:"title"`
+	Summary         string         `json:"summary"`
+	Priority        string         `json:"priority"`
+	Tags            []string       `json:"tags"`
+	CreatedBy       string         `json:"created_by"` // agent:<name of the key>
+	CreatedAt       time.Time      `json:"created_at"`
+	UpdatedAt       time.Time      `json:"updated_at"`
+	PublishedAt     time.Time      `json:"published_at"` // zero for a draft
+	ExpiresAt       time.Time      `json:"expires_at"`
+	RevokedAt       time.Time      `json:"revoked_at"`
+	CompletedAt     time.Time      `json:"completed_at"`
+	Version         int            `json:"version"` // the content version: it grows as blocks change
+	Livemode        bool           `json:"livemode"`
+	Blocks          []Block        `json:"blocks"`
+	Actions         []Action       `json:"actions"`
+	Access          Access         `json:"access"`
+	Notify          *Notify        `json:"notify"`
+	OnAction        *OnAction      `json:"on_action"`
+	ApprovalChain   *ApprovalChain `json:"approval_chain"`
+	RequireVerified bool           `json:"require_verified"`
+	Stats           Stats          `json:"stats"`
+	Decision        string         `json:"decision"` // approved or rejected once completed
 }
 
 // Stats are the page's views and actions.

@@ -21,39 +21,43 @@ type PageRequest struct {
 	Notify        *Notify               `json:"notify,omitempty"`
 	OnAction      *OnAction             `json:"on_action,omitempty"`
 	ApprovalChain *ApprovalChainRequest `json:"approval_chain,omitempty"`
-	ExpiresAt     time.Time             `json:"expires_at,omitzero"` // zero: the server's default lifetime
+	// RequireVerified: the chain's steps are decided only by signed-in assignees.
+	RequireVerified bool      `json:"require_verified,omitempty"`
+	ExpiresAt       time.Time `json:"expires_at,omitzero"` // zero: the server's default lifetime
 }
 
 // PageUpdate is the body of PATCH /v1/pages/:id and the overrides of POST
 // /v1/pages/:id/publish: a nil field is left as it is (use Ptr for the others).
 type PageUpdate struct {
-	Version       *string               `json:"version,omitempty"`
-	PageType      *string               `json:"page_type,omitempty"`
-	Title         *string               `json:"title,omitempty"`
-	Summary       *string               `json:"summary,omitempty"`
-	Priority      *string               `json:"priority,omitempty"`
-	Tags          *[]string             `json:"tags,omitempty"`
-	Blocks        *[]Block              `json:"blocks,omitempty"`
-	Actions       *[]Action             `json:"actions,omitempty"`
-	Access        *Access               `json:"access,omitempty"`
-	Notify        *Notify               `json:"notify,omitempty"`
-	OnAction      *OnAction             `json:"on_action,omitempty"`
-	ApprovalChain *ApprovalChainRequest `json:"approval_chain,omitempty"`
-	ExpiresAt     *time.Time            `json:"expires_at,omitempty"`
+	Version         *string               `json:"version,omitempty"`
+	PageType        *string               `json:"page_type,omitempty"`
+	Title           *string               `json:"title,omitempty"`
+	Summary         *string               `json:"summary,omitempty"`
+	Priority        *string               `json:"priority,omitempty"`
+	Tags            *[]string             `json:"tags,omitempty"`
+	Blocks          *[]Block              `json:"blocks,omitempty"`
+	Actions         *[]Action             `json:"actions,omitempty"`
+	Access          *Access               `json:"access,omitempty"`
+	Notify          *Notify               `json:"notify,omitempty"`
+	OnAction        *OnAction             `json:"on_action,omitempty"`
+	ApprovalChain   *ApprovalChainRequest `json:"approval_chain,omitempty"`
+	RequireVerified *bool                 `json:"require_verified,omitempty"`
+	ExpiresAt       *time.Time            `json:"expires_at,omitempty"`
 }
 
 // PageExtras are the page fields that may sit beside a template's variables or an
 // AG-UI event list.
 type PageExtras struct {
-	PageType      string                `json:"page_type,omitempty"`
-	Summary       string                `json:"summary,omitempty"`
-	Priority      string                `json:"priority,omitempty"`
-	Tags          []string              `json:"tags,omitempty"`
-	Access        *Access               `json:"access,omitempty"`
-	Notify        *Notify               `json:"notify,omitempty"`
-	OnAction      *OnAction             `json:"on_action,omitempty"`
-	ApprovalChain *ApprovalChainRequest `json:"approval_chain,omitempty"`
-	ExpiresAt     time.Time             `json:"expires_at,omitzero"`
+	PageType        string                `json:"page_type,omitempty"`
+	Summary         string                `json:"summary,omitempty"`
+	Priority        string                `json:"priority,omitempty"`
+	Tags            []string              `json:"tags,omitempty"`
+	Access          *Access               `json:"access,omitempty"`
+	Notify          *Notify               `json:"notify,omitempty"`
+	OnAction        *OnAction             `json:"on_action,omitempty"`
+	ApprovalChain   *ApprovalChainRequest `json:"approval_chain,omitempty"`
+	RequireVerified bool                  `json:"require_verified,omitempty"`
+	ExpiresAt       time.Time             `json:"expires_at,omitzero"`
 }
 
 // Block is one content block, sent and read back alike. Data is the type's fields

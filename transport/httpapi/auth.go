@@ -44,5 +44,14 @@ func bearer(r *http.Request) (string, bool) {
 }
 
 func callerOf(who tenant.Principal) page.Caller {
-	return page.Caller{TenantID: who.TenantID, Agent: who.Agent(), Test: who.Test}
+	return page.Caller{TenantID: who.TenantID, Agent: who.Agent(), Test: who.Test, Key: keyRef(who)}
+}
+
+// keyRef names the principal's key for what it records (a chain step decided by a
+// key for a person says which key).
+func keyRef(who tenant.Principal) *page.KeyRef {
+	if who.KeyID == "" {
+		return nil
+	}
+	return &page.KeyRef{ID: who.KeyID, Name: who.KeyName, Prefix: who.KeyPrefix}
 }

@@ -44,7 +44,7 @@ func (s *Server) decodeRaw(w http.ResponseWriter, r *http.Request, dst any, opti
 }
 
 func decodeBytes(raw []byte, dst any) error {
-	if err := checkDepth(raw); err != nil {
+	if err := checkShape(raw); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -57,18 +57,26 @@ func decodeBytes(raw []byte, dst any) error {
 	return nil
 }
 
-// checkDepth refuses JSON nested deeper than jsonlimit.MaxDepth anywhere (block data,
-// form data, variables, protocol payloads), before anything decodes it.
-func checkDepth(raw []byte) error {
-	if d := jsonlimit.Check(raw, jsonlimit.MaxDepth); d != nil {
-		field := d.Path
-		if field == "" {
-			field = "(body)"
-		}
-		return fault.New(fault.Invalid, fmt.Sprintf("%s nests deeper than %d levels of objects and arrays", field, d.Limit),
-			map[string]any{"field": field, "constraint": "max_depth", "limit": d.Limit})
+// checkShape refuses, in one linear pass before anything decodes it, JSON nested
+// deeper than jsonlimit.MaxDepth anywhere (block data, form data, variables,
+// protocol payloads) and any string that is not valid UTF-8: every JSON body of the
+// API passes here, so no write of agent or reviewer text stores bytes that would be
+// served back as invalid JSON.
+func checkShape(raw []byte) error {
+	d := jsonlimit.Scan(raw, jsonlimit.MaxDepth)
+	if d == nil {
+		return nil
 	}
-	return nil
+	field := d.Path
+	if field == "" {
+		field = "(body)"
+	}
+	if d.Constraint == jsonlimit.ConstraintUTF8 {
+		return fault.New(fault.Invalid, field+" is not valid UTF-8 text: send text encoded as UTF-8 (JSON text must be)",
+			map[string]any{"field": field, "constraint": "utf8"})
+	}
+	return fault.New(fault.Invalid, fmt.Sprintf("%s nests deeper than %d levels of objects and arrays", field, d.Limit),
+		map[string]any{"field": field, "constraint": "max_depth", "limit": d.Limit})
 }
 
 func jsonError(raw []byte, err error) error {

@@ -204,7 +204,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	}
 	var msg any = &page.Act{Viewer: v, ActionID: ps.ByName("actionId"), Req: &req}
 	if v.TenantID != "" {
-		msg = &page.Execute{Caller: page.Caller{TenantID: v.TenantID, Agent: v.Agent}, ActionID: ps.ByName("actionId"), Req: &req}
+		msg = &page.Execute{Caller: page.Caller{TenantID: v.TenantID, Agent: v.Agent, Key: v.Key}, ActionID: ps.ByName("actionId"), Req: &req}
 	}
 	id, err := pageID(ps.ByName("id"))
 	if err != nil {

@@ -36,7 +36,9 @@ type pageView struct {
 	Notify        json.RawMessage `json:"notify"`
 	OnAction      json.RawMessage `json:"on_action"`
 	ApprovalChain json.RawMessage `json:"approval_chain"`
-	Stats         page.Stats      `json:"stats"`
+	// RequireVerified: the chain's steps take only signed-in assignees.
+	RequireVerified bool       `json:"require_verified"`
+	Stats           page.Stats `json:"stats"`
 }
 
 func (s *Server) pageURL(id string) string    { return s.urls.PageBase + "/p/" + id }
@@ -49,7 +51,7 @@ func (s *Server) view(p *page.Page) pageView {
 		Priority: p.Priority, Tags: p.Tags, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 		PublishedAt: p.PublishedAt, ExpiresAt: p.ExpiresAt, RevokedAt: p.RevokedAt, CompletedAt: p.CompletedAt, Decision: optString(p.Decision),
 		Version: p.Version, Livemode: p.Livemode, Blocks: p.Blocks, Actions: p.Actions, Access: p.Access,
-		Notify: redactChannelSecrets(p.Notify), OnAction: redactSecret(p.OnAction), ApprovalChain: nullRaw(p.ApprovalChain), Stats: p.Stats,
+		Notify: redactChannelSecrets(p.Notify), OnAction: redactSecret(p.OnAction), ApprovalChain: nullRaw(p.ApprovalChain), RequireVerified: p.RequireVerified, Stats: p.Stats,
 	}
 	if v.Tags == nil {
 		v.Tags = []string{}

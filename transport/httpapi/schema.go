@@ -63,22 +63,23 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, fault.New(fault.Invalid, "a JSON body is required", map[string]any{"constraint": "required", "field": ""})
 	}
-	return raw, checkDepth(raw)
+	return raw, checkShape(raw)
 }
 
 // pageExtras are the page request fields that protocol and template publishing
 // accept beside their own body (callbacks, access, expiry, labels). Title, blocks and
 // actions come from the translation or the template.
 type pageExtras struct {
-	PageType      *string         `json:"page_type"`
-	Summary       *string         `json:"summary"`
-	Priority      *string         `json:"priority"`
-	Tags          *[]string       `json:"tags"`
-	Access        *page.Access    `json:"access"`
-	Notify        json.RawMessage `json:"notify"`
-	OnAction      json.RawMessage `json:"on_action"`
-	ApprovalChain json.RawMessage `json:"approval_chain"`
-	ExpiresAt     *string         `json:"expires_at"`
+	PageType        *string         `json:"page_type"`
+	Summary         *string         `json:"summary"`
+	Priority        *string         `json:"priority"`
+	Tags            *[]string       `json:"tags"`
+	Access          *page.Access    `json:"access"`
+	Notify          json.RawMessage `json:"notify"`
+	OnAction        json.RawMessage `json:"on_action"`
+	ApprovalChain   json.RawMessage `json:"approval_chain"`
+	RequireVerified *bool           `json:"require_verified"`
+	ExpiresAt       *string         `json:"expires_at"`
 }
 
 // onto copies the present extras into req (they win over the defaults in req).
@@ -99,4 +100,5 @@ func (x *pageExtras) onto(req *page.Request) {
 		req.Access = x.Access
 	}
 	req.Notify, req.OnAction, req.ApprovalChain, req.ExpiresAt = x.Notify, x.OnAction, x.ApprovalChain, x.ExpiresAt
+	req.RequireVerified = x.RequireVerified
 }

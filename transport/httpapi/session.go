@@ -38,7 +38,7 @@ type Credential struct {
 func (c Credential) Viewer() page.Viewer {
 	switch {
 	case c.Key != nil:
-		return page.Viewer{TenantID: c.Key.TenantID, Agent: c.Key.Agent(), KeyID: c.Key.KeyID}
+		return page.Viewer{TenantID: c.Key.TenantID, Agent: c.Key.Agent(), KeyID: c.Key.KeyID, Key: keyRef(*c.Key)}
 	case c.Session != nil:
 		return page.Viewer{Person: c.Session.Email, Method: c.Session.Method, SessionID: c.Session.ID, Tenants: c.Tenants}
 	}
@@ -137,4 +137,12 @@ func (s *Server) ClearSessionCookie(w http.ResponseWriter, r *http.Request) {
 // public addresses are https).
 func (s *Server) secure(r *http.Request) bool {
 	return r.TLS != nil || s.forwardedHTTPS(r) || strings.HasPrefix(s.urls.Base, "https://") || strings.HasPrefix(s.urls.App, "https://")
+}
+
+// AccountEmail is the verified address an account has now (it follows the
+// identity provider: people.SignIn), for screens that list members by a record
+// made when they joined.
+func (s *Server) AccountEmail(userID string) (string, bool) {
+	u, ok := s.people.User(userID)
+	return u.Email, ok
 }

@@ -124,8 +124,17 @@ func (si *signin) oauthCallback(w http.ResponseWriter, r *http.Request, ps httpr
 		}
 		return fail("oauth_failed")
 	}
+	// The account's address is the one the provider vouches for now; an address
+	// that is another account's signs nobody in (people.SignIn).
 	u, _, err := si.people.SignIn(people.Proof{Email: id.Email, Name: id.Name, Provider: id.Provider, Subject: id.Subject})
-	if err != nil {
+	switch {
+	case errors.Is(err, people.ErrAddressTaken):
+		si.log.Info("oauth sign-in refused: the provider's address is another account's", slog.String("provider", p.Name()))
+		return fail("oauth_address_taken")
+	case errors.Is(err, people.ErrOtherSubject):
+		si.log.Info("oauth sign-in refused: the address's account is linked to another subject", slog.String("provider", p.Name()))
+		return fail("oauth_other_account")
+	case err != nil:
 		return err
 	}
 	sess, err := si.startSession(w, r, u, page.AuthOAuth)

@@ -198,6 +198,10 @@ func (s *Server) outcome(p *page.Page, timedOut bool) map[string]any {
 	if e.AuthMethod != "" { // unknown for executions recorded before it was kept
 		method = e.AuthMethod
 	}
-	out["actor"] = map[string]any{"identity": e.Actor, "auth_method": method}
+	actor := map[string]any{"identity": e.Actor, "auth_method": method}
+	if e.Key != nil { // a key decided for the person it named: which key
+		actor["key"] = *e.Key
+	}
+	out["actor"] = actor
 	return out
 }

@@ -295,6 +295,9 @@ func (s *Site) decisionsOf(d *desk, p *page.Page) []decisionRow {
 		if j := len(how) - (len(execs) - i); j >= 0 {
 			row.How = authLabels[how[j]]
 		}
+		if e.Key != nil {
+			row.How = "The agent's API key " + e.Key.Label() + " vouched for this name (not verified)"
+		}
 		out[i] = row
 	}
 	return out

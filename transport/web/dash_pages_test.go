@@ -132,7 +132,8 @@ func TestDashPagesShowsTheDecisionTheChainAndTheViewsMade(t *testing.T) {
 
 	tb.do(chromedp.Navigate(o.e.Srv.URL + "/pages/" + id))
 	tb.until("the page", `!!document.querySelector("#dp-decided")`)
-	if got := tb.text("#dp-decided"); !containsAll(got, "Decided by\nann@example.com\nIdentified\nThe agent's API key vouched for this name\nAction\nApprove\n") {
+	// The key acted for ann: the page says the key recorded it, and which key.
+	if got := tb.text("#dp-decided"); !containsAll(got, "Decided by\nRecorded by key "+o.keyLabel(t)+" for ann@example.com\nIdentified\nThe agent's API key "+o.keyLabel(t)+" vouched for this name (not verified)\nAction\nApprove\n") {
 		t.Errorf("the decision reads %q", got)
 	}
 	if got := tb.text(".dp-outcome"); got != "Approved" {
@@ -181,7 +182,7 @@ func TestDashPagesShowsTheDecisionTheChainAndTheViewsMade(t *testing.T) {
 	if got := tb.text("#dp-chain-progress"); !containsAll(got, "1 of 2 steps done", "waiting for Security") {
 		t.Errorf("the chain's progress reads %q", got)
 	}
-	if got := tb.text("#dp-chain .step-completed"); !containsAll(got, "Team lead", "Approved by alice@example.com") {
+	if got := tb.text("#dp-chain .step-completed"); !containsAll(got, "Team lead", "Approved, recorded by key "+o.keyLabel(t)+" for alice@example.com") {
 		t.Errorf("the first step reads %q", got)
 	}
 	if got := tb.text("#dp-chain .step-current"); !containsAll(got, "Security", "Awaiting a decision from bob@example.com") {
@@ -193,7 +194,7 @@ func TestDashPagesShowsTheDecisionTheChainAndTheViewsMade(t *testing.T) {
 	o.e.Must(200, "POST", "/v1/pages/"+chain+"/actions/approve", o.key, map[string]any{"actor": map[string]any{"identity": "bob@example.com"}})
 	tb.do(chromedp.Reload())
 	tb.until("the finished chain", `document.querySelector("#dp-chain-progress").innerText.indexOf("2 of 2 steps done") === 0`)
-	if got := tb.text("#dp-decided"); !strings.Contains(got, "Decided by\nbob@example.com") {
+	if got := tb.text("#dp-decided"); !strings.Contains(got, "Decided by\nRecorded by key "+o.keyLabel(t)+" for bob@example.com") {
 		t.Errorf("the chain's final decision reads %q", got)
 	}
 	tb.shot("dash-page-chain")

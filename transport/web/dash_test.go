@@ -217,3 +217,10 @@ func TestAPersonInTwoWorkspacesActsInTheOneShown(t *testing.T) {
 		t.Error("the star landed in the first workspace")
 	}
 }
+
+// keyLabel is how the pages name the owner's API key: "<name> (<prefix>…)".
+func (o *owner) keyLabel(t *testing.T) string {
+	t.Helper()
+	k := o.e.Must(200, "GET", "/v1/account/api-keys", o.key, nil)["keys"].([]any)[0].(map[string]any)
+	return fmt.Sprintf("%s (%s…)", k["name"], k["prefix"])
+}

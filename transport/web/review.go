@@ -120,6 +120,7 @@ type decisionView struct {
 	Outcome string // approved, rejected
 	Action  string // the label of the action that completed the page
 	By      string
+	Key     string // the API key that recorded it for By (KeyRef.Label); "" when By acted
 	At      time.Time
 	Comment string
 }
@@ -137,10 +138,13 @@ type stepView struct {
 	Current   bool
 	Decision  string
 	DecidedBy string
-	DecidedAt *time.Time
-	Assignees []string
-	Needed    int // approvals a step needs
-	Approvals int
+	// RecordedBy is the API key that recorded the decision for DecidedBy
+	// (KeyRef.Label); "" when DecidedBy decided themselves.
+	RecordedBy string
+	DecidedAt  *time.Time
+	Assignees  []string
+	Needed     int // approvals a step needs
+	Approvals  int
 }
 
 // decideView is the decision form: the page's actions while it is active.
@@ -242,7 +246,7 @@ func stateOf(p *page.Page, status string) stateView {
 		d := &decisionView{Outcome: p.Decision}
 		if n := len(p.Executions); n > 0 {
 			e := p.Executions[n-1]
-			d.By, d.At = e.Actor, e.ExecutedAt
+			d.By, d.At, d.Key = e.Actor, e.ExecutedAt, e.Key.Label()
 			if e.Comment != nil {
 				d.Comment = *e.Comment
 			}
@@ -266,7 +270,7 @@ func stateOf(p *page.Page, status string) stateView {
 			if c.Mode != page.ModeSequential {
 				current = sv.Status == page.StepPending && c.Status == page.ChainInProgress
 			}
-			step := stepView{Name: sv.Name, Status: sv.Status, Current: current, Decision: sv.Decision, DecidedBy: sv.DecidedBy,
+			step := stepView{Name: sv.Name, Status: sv.Status, Current: current, Decision: sv.Decision, DecidedBy: sv.DecidedBy, RecordedBy: sv.Key.Label(),
 				DecidedAt: sv.DecidedAt, Assignees: sv.Assignees, Needed: sv.MinApprovals}
 			for _, d := range sv.Decisions {
 				if d.Decision == page.DecisionApproved {

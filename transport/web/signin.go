@@ -30,6 +30,10 @@ var problems = map[string]string{
 	"oauth_denied": "The sign-in was cancelled at the provider.",
 	"oauth_email":  "Your account at that provider has no verified e-mail address. Verify one there, or sign in with an e-mailed link.",
 	"oauth_failed": "The provider did not confirm who you are. Please try again.",
+	"oauth_address_taken": "Your account at that provider now vouches for an address that belongs to another Folio account, " +
+		"so you were not signed in. Sign in to that address with an e-mailed link, or make your previous address the verified one at the provider again.",
+	"oauth_other_account": "The address your account at that provider vouches for already belongs to a Folio account that signs in with a different account there, " +
+		"so you were not signed in. Sign in with that other account, or with a link e-mailed to the address.",
 }
 
 // login is GET /login.

@@ -45,3 +45,35 @@ func BenchmarkCheck1MiB(b *testing.B) {
 		}
 	}
 }
+
+func TestScanNamesTheStringThatIsNotUTF8(t *testing.T) {
+	for _, c := range []struct{ raw, path string }{
+		{`{"title":"ok","blocks":[{"type":"text","data":{"content":"caf` + "\xe9" + `"}}]}`, "blocks[0].data.content"},
+		{`{"a":["x","` + "\xff" + `"]}`, "a[1]"},
+		{`{"a":{"` + "k\xc3" + `":1}}`, "a.k\ufffd"},
+		{`"` + "\xed\xa0\x80" + `"`, ""}, // an encoded surrogate is not UTF-8
+	} {
+		p := Scan([]byte(c.raw), MaxDepth)
+		if p == nil || p.Constraint != ConstraintUTF8 || p.Path != c.path {
+			t.Errorf("%q: %+v, want utf8 at %q", c.raw, p, c.path)
+		}
+	}
+	for _, ok := range []string{`{"t":"Grüße, 東京 🌍","e":"\u00e9\"\\"}`, `["\ud83c\udf0d"]`} {
+		if p := Scan([]byte(ok), MaxDepth); p != nil {
+			t.Errorf("%q refused: %+v", ok, p)
+		}
+	}
+	if Check([]byte(`"`+"\xff"+`"`), MaxDepth) != nil {
+		t.Error("Check (depth only) refused invalid UTF-8")
+	}
+}
+
+func BenchmarkScan1MiB(b *testing.B) {
+	raw := []byte(`{"blocks":[` + strings.Repeat(`{"type":"text","data":{"content":"héllo \"wörld\" [x] 東京"}},`, 20000) + `{}]}`)
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if Scan(raw, MaxDepth) != nil {
+			b.Fatal("refused")
+		}
+	}
+}

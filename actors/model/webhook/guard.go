@@ -34,6 +34,12 @@ var special = []struct {
 	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
 	{netip.MustParsePrefix("::/128"), "unspecified"},
 	{netip.MustParsePrefix("::1/128"), "loopback"},
+	// IPv4-compatible (deprecated, RFC 4291 §2.5.5.1): ::127.0.0.1 is ::7f00:1. No
+	// delivery target is written this way, and some stacks carry it to the IPv4
+	// address, so the whole range is refused, whatever address it embeds.
+	{netip.MustParsePrefix("::/96"), "ipv4-compatible"},
+	// IPv4-translated (SIIT, RFC 2765): ::ffff:0:7f00:1.
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), "ipv4-translated"},
 	{netip.MustParsePrefix("64:ff9b::/96"), "nat64"},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), "nat64"},
 	{netip.MustParsePrefix("100::/64"), "discard"},
@@ -46,8 +52,13 @@ var special = []struct {
 	{netip.MustParsePrefix("ff00::/8"), "multicast"},
 }
 
-// Blocked returns why ip may not be a delivery target, or "" when it may. An
-// IPv4-mapped IPv6 address (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
+// Blocked returns why ip may not be a delivery target, or "" when it may.
+//
+// An IPv4-mapped IPv6 address (::ffff:0:0/96, ::ffff:a.b.c.d or ::ffff:7f00:1) is
+// judged as the IPv4 address it carries, and is dialled as that address: the
+// resolver hands back every A record in this form, so refusing the range outright
+// would refuse every IPv4 target, while judging the carried address refuses
+// ::ffff:127.0.0.1 as loopback and ::ffff:169.254.169.254 as link-local.
 func Blocked(ip netip.Addr) string {
 	if !ip.IsValid() {
 		return "invalid"

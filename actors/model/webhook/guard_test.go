@@ -59,6 +59,30 @@ func TestSSRFTable(t *testing.T) {
 		{"http://192.0.2.1/", false, "documentation", true},
 		{"http://[64:ff9b::7f00:1]/", false, "nat64", true},
 		{"http://[2002:7f00:1::]/", false, "6to4", true},
+		// IPv4-mapped (::ffff:0:0/96): judged as the IPv4 address carried, in
+		// dotted, hex and fully written forms.
+		{"http://[::ffff:10.0.0.1]/", false, "private", true},
+		{"http://[::ffff:a00:1]/", false, "private", true},
+		{"http://[0:0:0:0:0:ffff:a00:1]/", false, "private", true},
+		{"http://[::ffff:169.254.169.254]/", false, "link-local", true},
+		{"http://[::ffff:a9fe:a9fe]/", false, "link-local", true},
+		{"http://[::FFFF:7F00:0001]/", false, "loopback", true},
+		{"http://[0000:0000:0000:0000:0000:ffff:127.0.0.1]/", false, "loopback", true},
+		{"http://[::ffff:0.0.0.0]/", false, "unspecified", true},
+		{"http://[::ffff:93.184.215.14]/", false, "", true},
+		// IPv4-compatible (::/96): refused whatever it carries.
+		{"http://[::127.0.0.1]/", false, "ipv4-compatible", true},
+		{"http://[::7f00:1]/", false, "ipv4-compatible", true},
+		{"http://[0:0:0:0:0:0:127.0.0.1]/", false, "ipv4-compatible", true},
+		{"http://[::10.0.0.1]/", false, "ipv4-compatible", true},
+		{"http://[::a00:1]/", false, "ipv4-compatible", true},
+		{"http://[::169.254.169.254]/", false, "ipv4-compatible", true},
+		{"http://[::a9fe:a9fe]/", false, "ipv4-compatible", true},
+		{"http://[::93.184.215.14]/", false, "ipv4-compatible", true},
+		{"http://[::2]/", false, "ipv4-compatible", true},
+		// IPv4-translated (::ffff:0:0:0/96).
+		{"http://[::ffff:0:7f00:1]/", false, "ipv4-translated", true},
+		{"http://[::ffff:0:a9fe:a9fe]/", false, "ipv4-translated", true},
 	}
 	for _, c := range cases {
 		u, warn, err := CheckTarget(c.url)
@@ -139,6 +163,9 @@ func TestDialChecksTheResolvedAddress(t *testing.T) {
 		"internal.example": {"10.0.0.7"},
 		"mixed.example":    {"93.184.215.14", "127.0.0.1"},
 		"mapped.example":   {"::ffff:169.254.169.254"},
+		"compat.example":   {"::7f00:1"},
+		"compat10.example": {"::10.0.0.1"},
+		"mapped10.example": {"::ffff:a00:1"},
 		"rebind.example":   {"93.184.215.14"},
 		"hooks.test":       {"127.0.0.1"},
 	}}
@@ -150,7 +177,8 @@ func TestDialChecksTheResolvedAddress(t *testing.T) {
 	_, _ = r.LookupNetIP(context.Background(), "ip", "rebind.example") // the name looked public once
 	// ... and the dial-time check sees what the name resolves to now.
 	for host, reason := range map[string]string{"internal.example": "private", "mixed.example": "loopback",
-		"mapped.example": "link-local", "rebind.example": "loopback", "hooks.test": "loopback"} {
+		"mapped.example": "link-local", "rebind.example": "loopback", "hooks.test": "loopback",
+		"compat.example": "ipv4-compatible", "compat10.example": "ipv4-compatible", "mapped10.example": "private"} {
 		_, err := guarded.DialContext(context.Background(), "tcp", net.JoinHostPort(host, port))
 		var ref *RefusedError
 		if !errors.As(err, &ref) || ref.Reason != reason {
