@@ -671,6 +671,10 @@ func viewFunnel(c *Ctx, data json.RawMessage) (any, error) {
 
 // --- heatmap ---
 
+// heatCellBytes is about what one heatmap cell draws: its rect and tooltip in the
+// grid, its cell in the data table.
+const heatCellBytes = 160
+
 type heatView struct {
 	SVG      template.HTML
 	BoxLabel string // the name of its scrolling region
@@ -714,6 +718,18 @@ func viewHeatmap(c *Ctx, data json.RawMessage) (any, error) {
 				break
 			}
 		}
+	}
+	// Row and column labels alone can ask for MaxCells² cells: the grid drawn is
+	// what the block's room holds (heatCellBytes per cell, grid and table).
+	if cells := max(1, c.Room()/heatCellBytes); nr*nc > cells {
+		nc = min(nc, cells)
+		nr = max(1, min(nr, cells/nc))
+		spec.Rows, spec.Columns = spec.Rows[:min(len(spec.Rows), nr)], spec.Columns[:min(len(spec.Columns), nc)]
+		spec.Values = spec.Values[:min(len(spec.Values), nr)]
+		for i, r := range spec.Values {
+			spec.Values[i] = r[:min(len(r), nc)]
+		}
+		v.Note = "Only the first " + strconv.Itoa(nr) + " rows and " + strconv.Itoa(nc) + " columns are shown: the grid is larger than the review page draws."
 	}
 	if v.Empty {
 		return v, nil
