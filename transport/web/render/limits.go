@@ -8,7 +8,7 @@ package render
 // Output is bounded where it is written, not only where it is read (budget.go):
 //
 //   - a top-level block's HTML is at most BlockRoom(its data) = BlockFactor × len(data)
-//     + BlockConst bytes (its nested blocks are drawn within it);
+//   - BlockConst bytes (its nested blocks are drawn within it);
 //   - a page's blocks together are at most Options.MaxBytes (DefaultMaxPageBytes),
 //     plus one note of under 1 KiB when blocks were left out;
 //   - a block past its room, or past what is left of the page, is cut where it ran

@@ -65,7 +65,7 @@ var (
 	mdParser     = goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headingShift{}, 100), util.Prioritized(linkBudget{}, 99)))
 	md           = goldmark.New(goldmark.WithExtensions(append(mdExtensions, extension.Table)...), mdParser)
 	mdNoTables   = goldmark.New(goldmark.WithExtensions(mdExtensions...), mdParser)
-	policy = sync.OnceValue(func() *bluemonday.Policy {
+	policy       = sync.OnceValue(func() *bluemonday.Policy {
 		p := bluemonday.UGCPolicy()
 		p.AllowURLSchemes("http", "https", "mailto")
 		p.RequireParseableURLs(true)
