@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+
 	"folio/transport/node/nodetest"
 )
 
@@ -71,4 +73,40 @@ func last(s []string) string {
 		return ""
 	}
 	return s[len(s)-1]
+}
+
+// TestTruncationNoteIsVisible: a block that draws past its room (a table whose
+// 600 empty rows × 100 columns ask for far more cells than its data pays for)
+// shows the truncation note in the browser, inside the block, and the page around
+// it is intact: the block after it is drawn.
+func TestTruncationNoteIsVisible(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("truncated")
+	cols, rows := []any{}, []any{}
+	for i := range 100 {
+		cols = append(cols, map[string]any{"key": fmt.Sprintf("c%d", i), "label": fmt.Sprintf("Column %d", i)})
+	}
+	for range 600 {
+		rows = append(rows, map[string]any{})
+	}
+	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
+		map[string]any{"id": "big", "type": "table", "data": map[string]any{"title": "Big table", "columns": cols, "rows": rows}},
+		map[string]any{"id": "after", "type": "text", "data": map[string]any{"content": "The block after the cut one."}},
+	}}))
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.until("the page script", `document.querySelector("#live") && !document.querySelector("#live").hidden`)
+	note := eval[struct {
+		Visible bool
+		Inside  bool
+		Text    string
+	}](tb, `(function(){var n=document.querySelector('#blk-big .truncated');if(!n)return {Visible:false,Inside:false,Text:""};
+		var r=n.getBoundingClientRect();return {Visible:r.width>0&&r.height>0&&getComputedStyle(n).visibility!=="hidden",Inside:!!n.closest('[data-block-id="big"]'),Text:n.innerText}})()`)
+	if !note.Visible || !note.Inside || !strings.Contains(note.Text, "Content truncated.") || !strings.Contains(note.Text, "Ask the agent") {
+		t.Errorf("truncation note: %+v", note)
+	}
+	if got := tb.text(`#blk-after`); !strings.Contains(got, "The block after the cut one.") {
+		t.Errorf("the block after the cut one: %q", got)
+	}
+	tb.shot("review-truncated-block")
 }
