@@ -140,7 +140,7 @@ func renderCapped(r renderer.Renderer, buf *bytes.Buffer, source []byte, doc ast
 func renderNode(r renderer.Renderer, w *bufio.Writer, source []byte, n ast.Node) (full bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			if p != errFull { //nolint:errorlint // the sentinel itself is what capped panics with
+			if p != errFull { // the sentinel itself is what capped panics with
 				panic(p)
 			}
 			full = true
