@@ -704,7 +704,7 @@ func viewFunnel(c *Ctx, data json.RawMessage) (any, error) {
 
 // heatCellBytes is about what one heatmap cell draws: its rect and tooltip in the
 // grid, its cell in the data table.
-const heatCellBytes = 160
+const heatCellBytes = 256
 
 type heatView struct {
 	SVG      template.HTML
@@ -770,6 +770,9 @@ func viewHeatmap(c *Ctx, data json.RawMessage) (any, error) {
 		title = "Heatmap"
 	}
 	v.SVG = chartSVG(chart.Heatmap(spec, chart.Options{ID: c.ID("hm"), Title: title}))
+	if len(v.SVG) > c.Room()-2*markerReserve { // a single write past the room would cut the block before its table
+		v.SVG, v.Note = "", "The grid is larger than the review page draws; its values are in the table below."
+	}
 	v.BoxLabel = "Grid of " + title
 	v.Table = chTable{Summary: "Show data as a table", Label: "Data of " + title, Head: []string{"Row"}}
 	for j := 0; j < nc; j++ {

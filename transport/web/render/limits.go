@@ -1,5 +1,11 @@
 package render
 
+import (
+	"bytes"
+
+	"folio/actors/model/blocks"
+)
+
 // Bounds on what one render draws, so that the work and the output of a page stay
 // proportional to its stored size whatever an agent sends. The API already refuses
 // deeper or larger input (blocks.MaxDepth and the data limits); these hold for
@@ -7,8 +13,9 @@ package render
 //
 // Output is bounded where it is written, not only where it is read (budget.go):
 //
-//   - a top-level block's HTML is at most BlockRoom(its data) = BlockFactor × len(data)
-//   - BlockConst bytes (its nested blocks are drawn within it);
+//   - a top-level block's HTML is at most BlockRoom(it): BlockFactor × its data's
+//     length + BlockConst bytes (DenseFactor for a chart or heatmap, or a block
+//     holding one); its nested blocks are drawn within it;
 //   - a page's blocks together are at most Options.MaxBytes (DefaultMaxPageBytes),
 //     plus one note of under 1 KiB when blocks were left out;
 //   - a block past its room, or past what is left of the page, is cut where it ran
@@ -39,10 +46,26 @@ const (
 	// all of it within the constant).
 	BlockFactor = 8
 	BlockConst  = 32 << 10
+	// DenseFactor replaces BlockFactor for a chart or a heatmap, and for a block
+	// holding one (its data names "chart" or "heatmap"): each value of theirs, two
+	// bytes stored, is a bar or cell in two drawings and a row of their table,
+	// 100-250 bytes (a 20 × 20 heatmap of two-digit values is 1.5 KB drawn as 92 KB).
+	DenseFactor = 64
 	// DefaultMaxPageBytes is the most bytes of block HTML one page draws when
 	// Options.MaxBytes is not set (serve --render-max-page-bytes).
 	DefaultMaxPageBytes = 4 << 20
 )
 
-// BlockRoom is the most bytes of HTML a top-level block with data of n bytes draws.
-func BlockRoom(n int) int { return BlockFactor*n + BlockConst }
+// BlockRoom is the most bytes of HTML a top-level block draws.
+func BlockRoom(b blocks.Block) int {
+	if dense(b) {
+		return DenseFactor*len(b.Data) + BlockConst
+	}
+	return BlockFactor*len(b.Data) + BlockConst
+}
+
+// dense reports whether b is, or may hold, a chart or a heatmap.
+func dense(b blocks.Block) bool {
+	return b.Type == "chart" || b.Type == "heatmap" ||
+		bytes.Contains(b.Data, []byte(`"chart"`)) || bytes.Contains(b.Data, []byte(`"heatmap"`))
+}

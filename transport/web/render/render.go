@@ -250,7 +250,7 @@ func topCtx(opt *Options, b blocks.Block, budget *budget) *Ctx {
 }
 
 // fullRoom is a top-level block's room on a page with room to spare.
-func fullRoom(opt *Options, b blocks.Block) int { return min(BlockRoom(len(b.Data)), opt.maxBytes()) }
+func fullRoom(opt *Options, b blocks.Block) int { return min(BlockRoom(b), opt.maxBytes()) }
 
 // BlockDOMID is the DOM id of a top-level block: "blk-" + its id when the id is made
 // of [A-Za-z0-9_-] (always so for ids the service assigns), else "blk-x" + a hash,
