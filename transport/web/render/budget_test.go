@@ -163,3 +163,21 @@ func TestCutClosesWhatWasOpen(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", buf.String(), want)
 	}
 }
+
+// TestOrdinaryBlocksAreNotCut: the budget leaves ordinary content whole: every
+// block of the all-blocks page, a 30 × 30 heatmap of values and a bar chart of 200
+// values draw without a truncation note or a "larger than" note.
+func TestOrdinaryBlocksAreNotCut(t *testing.T) {
+	row := list(30, "42")
+	heat := `{"rows":` + list(30, `"Mon"`) + `,"columns":` + list(30, `"09:00"`) + `,"values":` + list(30, row) + `}`
+	bars := `{"chart_type":"bar","data":{"labels":` + list(200, `"week"`) + `,"datasets":[{"label":"a","data":` + list(200, "17") + `}]}}`
+	all := append(fixture(t), blocks.Block{ID: "heat", Type: "heatmap", Data: json.RawMessage(heat)},
+		blocks.Block{ID: "bars", Type: "chart", Data: json.RawMessage(bars)})
+	for _, b := range all {
+		var buf bytes.Buffer
+		Block(&buf, b, testOptions())
+		if out := buf.String(); strings.Contains(out, "larger than the review page draws") || strings.Contains(out, "Only the first") {
+			t.Errorf("%s (%s, %d bytes of data) was cut: %d bytes drawn", b.ID, b.Type, len(b.Data), len(out))
+		}
+	}
+}
