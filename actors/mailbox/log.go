@@ -414,6 +414,28 @@ func PageAfter(store *persistence.Store, tenant, pageID string, after uint64, li
 	return out, err
 }
 
+// PageNewest calls fn with the retained events of one page of tenant above after,
+// newest first, until fn returns false (bounding a replay to its latest events).
+func PageNewest(store *persistence.Store, tenant, pageID string, after uint64, fn func(Stored) bool) error {
+	return store.View(func(tx *persistence.Tx) error {
+		var derr error
+		prefix := append(persistence.Key([]byte(tenant), []byte(pageID)), 0)
+		tx.Scan(bucketByPage, prefix, true, func(k, _ []byte) bool {
+			seq := seqOf(k)
+			if seq <= after {
+				return false
+			}
+			s, ok, err := lookup(tx, seqKey(tenant, seq))
+			if err != nil {
+				derr = err
+				return false
+			}
+			return !ok || fn(s)
+		})
+		return derr
+	})
+}
+
 // PageLast is the sequence number of the page's newest retained event (0: none): where
 // a node that starts streaming the page begins hearing of other nodes' commits.
 func PageLast(store *persistence.Store, tenant, pageID string) (uint64, error) {

@@ -91,7 +91,34 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 // log and framed exactly as the live stream framed them. The connection was
 // subscribed first, so every later event is queued on it; those the replay already
 // wrote are skipped when it goes live (SkipThrough): no gap, no duplicate.
+//
+// The comment stream replays at most the latest CommentReplay comment events: a
+// Last-Event-ID older than that window gets the window, after an SSE comment line
+// saying how many older ones were left out and where to read them (a page with
+// thousands of comments must not cost thousands of events on every reconnect).
 func (rt *realtime) replayPage(c *stream.Conn, tenantID, pageID string, after uint64, comments bool, emit func(*frame.Frame) error) error {
+	if comments {
+		seen, from := 0, after
+		err := mailbox.PageNewest(rt.store, tenantID, pageID, after, func(s mailbox.Stored) bool {
+			if f, ok := page.PublicFrameOfPayload(s.Seq, s.Payload); ok && f.Comment {
+				seen++
+				if seen > CommentReplay {
+					from = s.Seq
+					return false
+				}
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		if from > after {
+			if err := emit(replayCut(pageID)); err != nil {
+				return err
+			}
+			after = from
+		}
+	}
 	for {
 		chunk, err := mailbox.PageAfter(rt.store, tenantID, pageID, after, 256)
 		if err != nil {
@@ -112,6 +139,16 @@ func (rt *realtime) replayPage(c *stream.Conn, tenantID, pageID string, after ui
 			return nil
 		}
 	}
+}
+
+// CommentReplay is the most comment events one comment-stream replay sends.
+const CommentReplay = 50
+
+// replayCut is the SSE comment line that opens a replay cut to its latest window
+// (WebSocket clients get nothing for it: an SSE-only frame).
+func replayCut(pageID string) *frame.Frame {
+	line := ": replay cut: only the latest " + strconv.Itoa(CommentReplay) + " comment events follow; older ones: GET /v1/pages/" + pageID + "/comments\n\n"
+	return frame.Raw(len(line), func(b []byte) []byte { return append(b, line...) })
 }
 
 // lastEventID reads the replay position: the Last-Event-ID header (SSE reconnects)

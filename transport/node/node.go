@@ -50,6 +50,7 @@ type Config struct {
 	IdleAfter             time.Duration // actor passivation
 	IdleAfterDone         time.Duration // passivation of a completed, revoked or expired page (0: IdleAfter)
 	MaxLivePages          int           // page actors kept live at most (least recently used passivate first); 0: 10,000, <0: no bound
+	RenderMaxPageBytes    int           // bytes of block HTML one review page draws at most; 0: render.DefaultMaxPageBytes
 	ExpiryEvery           time.Duration
 	Now                   func() time.Time
 	Log                   *slog.Logger
@@ -322,7 +323,7 @@ func Open(cfg Config) (*Node, error) {
 		})
 	}
 	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API,
-		FormTargets: formTargets(cfg), Log: log})
+		FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes})
 
 	n.bg.Add(2)
 	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()

@@ -1,8 +1,12 @@
 package web
 
 import (
+	"cmp"
 	"html/template"
 	"net/http"
+	"slices"
+	"sort"
+	"strconv"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -44,10 +48,11 @@ func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 		return
 	}
 	me, _ := s.me(w, r)
-	v := s.reviewOf(o, s.c.Now(), me)
+	name := ps.ByName("part")
+	v := s.reviewOf(o, s.c.Now(), me, name == "blocks", commentsBefore(r))
 	buf := getBuf()
 	defer putBuf(buf)
-	if err := s.execute(buf, "part-"+ps.ByName("part"), model(&v)); err != nil {
+	if err := s.execute(buf, "part-"+name, model(&v)); err != nil {
 		s.failed(w, r, err)
 		return
 	}
@@ -65,13 +70,14 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 		s.fragmentGone(w, r, o)
 		return
 	}
-	v := s.reviewOf(o, s.c.Now(), nil) // the options (form, actions) the page draws blocks with
+	now := s.c.Now()
+	opt := s.renderOptions(o.Page, decideOf(o.Page, page.EffectiveStatus(o.Page, now)), now) // as the page draws it
 	id := ps.ByName("blockId")
 	for _, b := range o.Page.Blocks {
 		if b.ID == id {
 			buf := getBuf()
 			defer putBuf(buf)
-			render.Block(buf, b, v.renderOptions)
+			render.Block(buf, b, opt)
 			s.writeHTML(w, r, http.StatusOK, buf.Bytes())
 			return
 		}
@@ -118,11 +124,26 @@ func filesOf(p *page.Page, files []*page.File, status string) filesView {
 	return v
 }
 
+// CommentsShown is the most comments the review page draws at once: the latest
+// ones, or those just before ?comments_before=<seq> (a "Show older comments" link
+// steps back CommentsShown at a time; it works without JavaScript).
+const CommentsShown = 50
+
+// commentsBefore reads the ?comments_before= cursor: the sequence number of the
+// first comment not to draw; 0 (absent or not a number) draws the latest.
+func commentsBefore(r *http.Request) uint64 {
+	n, _ := strconv.ParseUint(r.URL.Query().Get("comments_before"), 10, 64)
+	return n
+}
+
 // commentsView is the comments part: the thread, and whether the viewer may write.
 type commentsView struct {
 	ID       string
 	Items    []commentItem
 	Count    int
+	Older    int    // comments before the ones drawn
+	OlderURL string // the review page with the CommentsShown before them
+	NewerURL string // the review page with the latest ones, when later ones are not drawn
 	CanWrite bool
 	Blocks   map[string]string // block id -> its title, for "on <block>" anchors
 	Me       *meView           // signed in: comments as their verified address
@@ -141,8 +162,25 @@ type commentItem struct {
 	ParentID  string
 }
 
-func commentsOf(p *page.Page, list []*page.Comment, status string) commentsView {
+// commentsOf draws at most CommentsShown comments: the latest before before (0:
+// the latest of all), threaded among themselves (a reply whose parent is not drawn
+// stands at the top level).
+func commentsOf(p *page.Page, list []*page.Comment, status string, before uint64) commentsView {
 	v := commentsView{ID: p.ID, Count: len(list), CanWrite: status == page.Active}
+	list = slices.SortedStableFunc(slices.Values(list), func(a, b *page.Comment) int { return cmp.Compare(a.Seq, b.Seq) })
+	end := len(list)
+	if before > 0 {
+		end = sort.Search(len(list), func(i int) bool { return list[i].Seq >= before })
+		if end < len(list) {
+			v.NewerURL = "/p/" + p.ID + "#comments-h"
+		}
+	}
+	start := max(0, end-CommentsShown)
+	if start > 0 {
+		v.Older = start
+		v.OlderURL = "/p/" + p.ID + "?comments_before=" + strconv.FormatUint(list[start].Seq, 10) + "#comments-h"
+	}
+	list = list[start:end]
 	titles := blockTitles(p)
 	for _, t := range threaded(list) {
 		c := t.Comment

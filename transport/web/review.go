@@ -56,7 +56,7 @@ func (s *Site) show(w http.ResponseWriter, r *http.Request, o *page.Opened, stat
 		}
 		err = s.execute(buf, "gate", v)
 	default:
-		v := s.reviewOf(o, s.c.Now(), me)
+		v := s.reviewOf(o, s.c.Now(), me, true, commentsBefore(r))
 		v.Problem = problem
 		err = s.execute(buf, "review", v)
 	}
@@ -185,7 +185,9 @@ type gateView struct {
 	SignIn signinBox
 }
 
-func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView) reviewView {
+// reviewOf is the review page's model; its blocks are drawn only withBlocks (the
+// parts that do not show them skip the work).
+func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bool, before uint64) reviewView {
 	p := o.Page
 	status := page.EffectiveStatus(p, now)
 	sh := s.shell(p.Title)
@@ -204,24 +206,32 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView) reviewView {
 		v.Decide.Verify = &signinBox{}
 		*v.Decide.Verify = s.signinBox(p.ID, "/p/"+p.ID)
 	}
-	opt := render.Options{PageID: p.ID, Now: now, Cache: s.fragments}
-	if v.Decide.Open {
+	v.renderOptions = s.renderOptions(p, v.Decide, now)
+	if withBlocks {
+		var blocks bytes.Buffer
+		render.Page(&blocks, p.Blocks, v.renderOptions)
+		v.Blocks = htmlOf(blocks.String())
+	}
+	v.Files = filesOf(p, o.Files, status)
+	v.Comments = commentsOf(p, o.Comments, status, before)
+	v.Comments.Me = me
+	return v
+}
+
+// renderOptions are how the page's blocks are drawn: against its decision form
+// while it takes decisions, within the page's output budget, through the cache.
+func (s *Site) renderOptions(p *page.Page, d decideView, now time.Time) render.Options {
+	opt := render.Options{PageID: p.ID, Now: now, Cache: s.fragments, MaxBytes: s.c.MaxPageBytes}
+	if d.Open {
 		opt.FormID, opt.Actions = formID, map[string]bool{}
-		for _, a := range v.Decide.Actions {
+		for _, a := range d.Actions {
 			opt.Actions[a.ID] = true
 		}
-		if v.Decide.FormOnly {
+		if d.FormOnly {
 			opt.Actions[""] = true
 		}
 	}
-	v.renderOptions = opt
-	var blocks bytes.Buffer
-	render.Page(&blocks, p.Blocks, opt)
-	v.Blocks = htmlOf(blocks.String())
-	v.Files = filesOf(p, o.Files, status)
-	v.Comments = commentsOf(p, o.Comments, status)
-	v.Comments.Me = me
-	return v
+	return opt
 }
 
 func statusLabel(status string) string {

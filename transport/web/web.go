@@ -22,6 +22,7 @@ import (
 	"folio/actors/registry"
 	"folio/persistence"
 	"folio/transport/httpapi"
+	"folio/transport/web/render"
 )
 
 // Router is where routes are mounted (the API server).
@@ -42,11 +43,20 @@ type Config struct {
 	// configured OAuth providers' (https://github.com, https://accounts.google.com).
 	FormTargets []string
 	Log         *slog.Logger
+	// MaxPageBytes is the most bytes of block HTML one review page draws (render
+	// Options.MaxBytes); 0: render.DefaultMaxPageBytes.
+	MaxPageBytes int
 }
 
 // Mount adds the routes for people.
 func Mount(r Router, c Config) *Site {
-	s := &Site{c: c, assets: buildAssets(), fragments: newFragments(32 << 20), csp: policy(c.FormTargets)}
+	if c.MaxPageBytes <= 0 {
+		c.MaxPageBytes = render.DefaultMaxPageBytes
+	}
+	// The fragment cache keeps any block up to an eighth of its size (cache.go), so
+	// it is at least 9 pages' budget: every block the budget lets be drawn is kept
+	// once drawn, none is drawn again on every view for being too large to keep.
+	s := &Site{c: c, assets: buildAssets(), fragments: newFragments(max(32<<20, 9*c.MaxPageBytes)), csp: policy(c.FormTargets)}
 	if s.c.Now == nil {
 		s.c.Now = time.Now
 	}
@@ -85,7 +95,7 @@ func Mount(r Router, c Config) *Site {
 type Site struct {
 	c         Config
 	assets    *assetSet
-	fragments *fragments // drawn blocks by content (32 MiB)
+	fragments *fragments // drawn blocks by content (32 MiB, or 9 pages' budget when more)
 	csp       string     // the Content-Security-Policy of every page (policy)
 }
 

@@ -75,7 +75,8 @@
       if (!again[name]) again[name] = pending[name].then(function () { delete again[name]; return refresh(name); });
       return again[name];
     }
-    pending[name] = fetchHTML(partBase + "/parts/" + name).then(function (html) {
+    // The comments part keeps the window of comments the person stepped back to.
+    pending[name] = fetchHTML(partBase + "/parts/" + name + (name === "comments" ? location.search : "")).then(function (html) {
       var el = document.getElementById("part-" + name) || (name === "blocks" ? document.getElementById("blocks") : null);
       if (!el) return;
       var saved = saveTyped(), focused = document.activeElement && document.activeElement.id;

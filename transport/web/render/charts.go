@@ -186,6 +186,32 @@ type chLegendItem struct {
 	Label, Class, Color, Value string
 }
 
+// chPointBytes is less than any point of any chart draws (in its two drawings and
+// its table), so a chart whose points times this pass its block's room cannot fit
+// and is not drawn at all.
+const chPointBytes = 32
+
+const chTooLarge = "The chart is larger than the review page draws; its values are in the table below."
+
+// chFits reports whether a chart of points values may fit its block's room; when
+// not, it says so in a note (and the drawings are not built).
+func chFits(c *Ctx, v *chartView, points int) bool {
+	if points*chPointBytes <= c.Room() {
+		return true
+	}
+	v.Notes = append(v.Notes, chTooLarge)
+	return false
+}
+
+// chFitsDrawn drops drawings that came out larger than the block's room (a single
+// write past it would cut the block before its table), saying so in a note.
+func chFitsDrawn(c *Ctx, v *chartView) {
+	if len(v.Wide)+len(v.Narrow) > c.Room()-2*markerReserve {
+		v.Wide, v.Narrow = "", ""
+		v.Notes = append(v.Notes, chTooLarge)
+	}
+}
+
 // chTable is the table alternative of a chart (inside a <details>).
 type chTable struct {
 	Label   string // the name of its scrolling region ("Data of Sales")
@@ -266,8 +292,11 @@ func viewChart(c *Ctx, data json.RawMessage) (any, error) {
 			}
 		}
 		v.Empty = count == 0
-		v.Wide = chartSVG(chart.Scatter(series, chartOpts(opt, wideChart, c.ID("cw"))))
-		v.Narrow = chartSVG(chart.Scatter(series, chartOpts(opt, narrowChart, c.ID("cn"))))
+		if chFits(c, v, count) {
+			v.Wide = chartSVG(chart.Scatter(series, chartOpts(opt, wideChart, c.ID("cw"))))
+			v.Narrow = chartSVG(chart.Scatter(series, chartOpts(opt, narrowChart, c.ID("cn"))))
+			chFitsDrawn(c, v)
+		}
 		v.Table = chScatterTable(series, opt)
 		if showLegend {
 			for i, s := range series {
@@ -302,8 +331,9 @@ func viewChart(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	v.Empty = count == 0
 	n := chart.Categories(labels, series)
-	switch kind {
-	case "pie":
+	switch {
+	case !chFits(c, v, count):
+	case kind == "pie":
 		v.Wide = chartSVG(chart.Pie(labels, series, chartOpts(opt, chart.Options{}, c.ID("cw"))))
 		if rings := chart.PieRings(series); rings < len(series) {
 			v.Notes = append(v.Notes, "The chart draws the first "+strconv.Itoa(rings)+" datasets as rings; the table has them all.")
@@ -311,13 +341,13 @@ func viewChart(c *Ctx, data json.RawMessage) (any, error) {
 		if showLegend && len(series) > 0 {
 			v.Legend = chPieLegend(labels, series[0], n)
 		}
-	case "line":
+	case kind == "line":
 		v.Wide = chartSVG(chart.Line(labels, series, chartOpts(opt, wideChart, c.ID("cw"))))
 		v.Narrow = chartSVG(chart.Line(labels, series, chartOpts(opt, narrowChart, c.ID("cn"))))
-	case "area":
+	case kind == "area":
 		v.Wide = chartSVG(chart.Area(labels, series, chartOpts(opt, wideChart, c.ID("cw"))))
 		v.Narrow = chartSVG(chart.Area(labels, series, chartOpts(opt, narrowChart, c.ID("cn"))))
-	case "radar":
+	case kind == "radar":
 		wide, narrow := wideChart, narrowChart
 		wide.Height, narrow.Height = 380, 270
 		v.Wide = chartSVG(chart.Radar(labels, series, chartOpts(opt, wide, c.ID("cw"))))
@@ -326,6 +356,7 @@ func viewChart(c *Ctx, data json.RawMessage) (any, error) {
 		v.Wide = chartSVG(chart.Bar(labels, series, chartOpts(opt, wideChart, c.ID("cw"))))
 		v.Narrow = chartSVG(chart.Bar(labels, series, chartOpts(opt, narrowChart, c.ID("cn"))))
 	}
+	chFitsDrawn(c, v)
 	if showLegend && kind != "pie" {
 		for i, s := range series {
 			v.Legend = append(v.Legend, chSwatch(i, s.Color, s.Label))
@@ -671,6 +702,10 @@ func viewFunnel(c *Ctx, data json.RawMessage) (any, error) {
 
 // --- heatmap ---
 
+// heatCellBytes is about what one heatmap cell draws: its rect and tooltip in the
+// grid, its cell in the data table.
+const heatCellBytes = 256
+
 type heatView struct {
 	SVG      template.HTML
 	BoxLabel string // the name of its scrolling region
@@ -715,6 +750,18 @@ func viewHeatmap(c *Ctx, data json.RawMessage) (any, error) {
 			}
 		}
 	}
+	// Row and column labels alone can ask for MaxCells² cells: the grid drawn is
+	// what the block's room holds (heatCellBytes per cell, grid and table).
+	if cells := max(1, c.Room()/heatCellBytes); nr*nc > cells {
+		nc = min(nc, cells)
+		nr = max(1, min(nr, cells/nc))
+		spec.Rows, spec.Columns = spec.Rows[:min(len(spec.Rows), nr)], spec.Columns[:min(len(spec.Columns), nc)]
+		spec.Values = spec.Values[:min(len(spec.Values), nr)]
+		for i, r := range spec.Values {
+			spec.Values[i] = r[:min(len(r), nc)]
+		}
+		v.Note = "Only the first " + strconv.Itoa(nr) + " rows and " + strconv.Itoa(nc) + " columns are shown: the grid is larger than the review page draws."
+	}
 	if v.Empty {
 		return v, nil
 	}
@@ -723,6 +770,9 @@ func viewHeatmap(c *Ctx, data json.RawMessage) (any, error) {
 		title = "Heatmap"
 	}
 	v.SVG = chartSVG(chart.Heatmap(spec, chart.Options{ID: c.ID("hm"), Title: title}))
+	if len(v.SVG) > c.Room()-2*markerReserve { // a single write past the room would cut the block before its table
+		v.SVG, v.Note = "", "The grid is larger than the review page draws; its values are in the table below."
+	}
 	v.BoxLabel = "Grid of " + title
 	v.Table = chTable{Summary: "Show data as a table", Label: "Data of " + title, Head: []string{"Row"}}
 	for j := 0; j < nc; j++ {

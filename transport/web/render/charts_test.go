@@ -516,7 +516,9 @@ func TestChartsHugeListsAreBounded(t *testing.T) {
 			if len(out) > tc.limit {
 				t.Errorf("%d bytes drawn (limit %d)", len(out), tc.limit)
 			}
-			chContains(t, "note", chTexts(chFind(doc, chClass("ch-note"))), tc.note)
+			if !noteOrCut(out, "Content truncated.") { // a list past the block's room ends with the truncation note instead
+				chContains(t, "note", chTexts(chFind(doc, chClass("ch-note"))), tc.note)
+			}
 		})
 	}
 }

@@ -356,7 +356,7 @@ func TestMediaOddData(t *testing.T) {
 		{"link", `{"links":` + many(`{"url":"/a"}`) + `}`, "9 more links not shown."},
 	} {
 		_, out := stRender(t, tc.typ, tc.data, testOptions())
-		if !strings.Contains(out, tc.note) {
+		if !noteOrCut(out, tc.note) {
 			t.Errorf("%s: no note %q", tc.typ, tc.note)
 		}
 	}

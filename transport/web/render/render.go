@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"html/template"
+	"io"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -50,7 +51,27 @@ type Options struct {
 	// Cache, when set, keeps the HTML of top-level blocks by their content and the
 	// options above, so a block is drawn once per version rather than once per view.
 	Cache Cache
+	// MaxBytes is the most bytes of block HTML one render draws (limits.go); 0:
+	// DefaultMaxPageBytes.
+	MaxBytes int
 }
+
+func (o *Options) maxBytes() int {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return DefaultMaxPageBytes
+}
+
+// budget is what one render call has left: blocks to draw (MaxBlocks), bytes of
+// the page's MaxBytes, and the top-level blocks left out because those ran out.
+type budget struct {
+	blocks  int
+	page    int
+	skipped int
+}
+
+func newBudget(opt *Options) *budget { return &budget{blocks: MaxBlocks, page: opt.maxBytes()} }
 
 // Cache keeps drawn blocks. Keys name a block's content and every option it was
 // drawn with; a value is the exact HTML to write again. Implementations bound
@@ -144,8 +165,15 @@ type Ctx struct {
 	// ownTitle is set by a view that shows the block's title itself (a collapsible
 	// summary, a link's text), so the frame does not repeat it as a heading.
 	ownTitle bool
-	budget   *int // blocks left to draw in this render (limits.go)
+	budget   *budget // what is left to draw in this render (limits.go)
+	// room is the most bytes this block's HTML may take, its nested blocks' and its
+	// frame's included; nested counts what its nested blocks took so far.
+	room, nested int
 }
+
+// Room is the most bytes of HTML this block may still draw: a view that builds a
+// large piece before it is written (an SVG) sizes it by this.
+func (c *Ctx) Room() int { return c.room - c.nested }
 
 // Options are the render's options.
 func (c *Ctx) Options() *Options { return c.opt }
@@ -170,41 +198,59 @@ func (c *Ctx) OwnTitle() { c.ownTitle = true }
 
 // Nested renders blocks held inside this block (layout columns, group, tab panels),
 // one level deeper. suffix names the list within the block (e.g. "c0" for a column).
+// Together they take at most this block's room: each is drawn within what is left
+// of it, and those that find too little left are replaced by the truncation note.
 func (c *Ctx) Nested(list []blocks.Block, suffix string) template.HTML {
 	var buf bytes.Buffer
 	for i, b := range list {
-		child := &Ctx{opt: c.opt, depth: c.depth + 1, dom: c.ID(fmt.Sprintf("%s-%d", suffix, i)), budget: c.budget}
+		room := c.room - c.nested - buf.Len()
+		if room < 2*markerReserve {
+			buf.WriteString(blockMarker)
+			break
+		}
+		child := &Ctx{opt: c.opt, depth: c.depth + 1, dom: c.ID(fmt.Sprintf("%s-%d", suffix, i)), budget: c.budget, room: room}
 		drawBlock(&buf, child, b)
 	}
+	c.nested += buf.Len()
 	return template.HTML(buf.String()) // #nosec: built from escaped templates
 }
 
 // Page renders the top-level blocks of a page in order. Blocks carrying the same
 // `tab` label are gathered into one set of tabs where the first of them stands;
 // consecutive blocks with the same `group` label are framed together under it.
+// The blocks together draw at most opt.MaxBytes; those past it are left out and
+// counted in a note at the end.
 func Page(buf *bytes.Buffer, list []blocks.Block, opt Options) {
-	budget := MaxBlocks
+	budget := newBudget(&opt)
 	for _, item := range arrange(list) {
 		switch {
 		case item.tabs != nil:
-			drawTabLabels(buf, item.tabs, &opt, &budget)
+			drawTabLabels(buf, item.tabs, &opt, budget)
 		case item.group != "":
-			drawGroupLabel(buf, item.group, item.blocks, &opt, &budget)
+			drawGroupLabel(buf, item.group, item.blocks, &opt, budget)
 		default:
-			drawBlock(buf, topCtx(&opt, item.blocks[0], &budget), item.blocks[0])
+			drawBlock(buf, topCtx(&opt, item.blocks[0], budget), item.blocks[0])
 		}
+	}
+	if budget.skipped > 0 {
+		buf.WriteString(pageMarker(budget.skipped))
 	}
 }
 
-// Block renders one top-level block as it stands on the page (a live fragment).
+// Block renders one top-level block as it stands on the page (a live fragment),
+// within the same room the page gives it.
 func Block(buf *bytes.Buffer, b blocks.Block, opt Options) {
-	budget := MaxBlocks
-	drawBlock(buf, topCtx(&opt, b, &budget), b)
+	drawBlock(buf, topCtx(&opt, b, newBudget(&opt)), b)
 }
 
-func topCtx(opt *Options, b blocks.Block, budget *int) *Ctx {
-	return &Ctx{opt: opt, depth: 1, dom: BlockDOMID(b.ID), budget: budget}
+// topCtx is the context of a top-level block: its room is BlockRoom of its data,
+// at most what is left of the page.
+func topCtx(opt *Options, b blocks.Block, budget *budget) *Ctx {
+	return &Ctx{opt: opt, depth: 1, dom: BlockDOMID(b.ID), budget: budget, room: min(fullRoom(opt, b), budget.page)}
 }
+
+// fullRoom is a top-level block's room on a page with room to spare.
+func fullRoom(opt *Options, b blocks.Block) int { return min(BlockRoom(b), opt.maxBytes()) }
 
 // BlockDOMID is the DOM id of a top-level block: "blk-" + its id when the id is made
 // of [A-Za-z0-9_-] (always so for ids the service assigns), else "blk-x" + a hash,
@@ -257,32 +303,41 @@ func titleOf(data json.RawMessage) string {
 	return strings.TrimSpace(t.Title.String())
 }
 
-// drawBlock renders one block with its frame. A view or template that fails (or
-// panics on data nobody foresaw) costs only that block: what it wrote is taken
-// back and the block is drawn generically. The block's template writes straight
-// into buf, inside the frame.
+// drawBlock renders one block with its frame, in at most c.room bytes (budget.go):
+// everything is written through a sink limited to that, and a block that runs out
+// is cut there with the truncation note. A view or template that fails (or panics
+// on data nobody foresaw) costs only that block: what it wrote is taken back and
+// the block is drawn generically. The block's template writes straight into buf,
+// inside the frame. A top-level block uses up its bytes of the page's budget; one
+// that finds too little of it left is not drawn (Page counts it in its note).
 func drawBlock(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
-	if *c.budget <= 0 {
+	if c.budget.blocks <= 0 {
 		return
 	}
-	if c.depth == 1 && c.opt.Cache != nil {
+	top := c.depth == 1
+	if top && c.room < 2*markerReserve {
+		c.budget.skipped++
+		return
+	}
+	start := buf.Len()
+	if top {
+		defer func() { c.budget.page -= buf.Len() - start }()
+	}
+	if top && c.opt.Cache != nil {
 		key := cacheKey(c, b)
 		if key != "" {
-			if html, ok := c.opt.Cache.Fragment(key); ok {
+			if html, ok := c.opt.Cache.Fragment(key); ok && len(html) <= c.room {
 				buf.Write(html)
 				return
 			}
-			start := buf.Len()
-			defer func() {
-				if *c.budget > 0 { // a block cut short by the page's budget is not kept
-					c.opt.Cache.Keep(key, bytes.Clone(buf.Bytes()[start:]))
-				}
-			}()
+			if c.room == fullRoom(c.opt, b) { // one drawn in less room than its own is not kept
+				defer func() { c.opt.Cache.Keep(key, bytes.Clone(buf.Bytes()[start:])) }()
+			}
 		}
 	}
-	*c.budget--
-	f := frame{DOMID: c.dom, ID: b.ID, Type: b.Type, Title: titleOf(b.Data), Level: c.Level(), Top: c.depth == 1}
-	start := buf.Len()
+	c.budget.blocks--
+	f := frame{DOMID: c.dom, ID: b.ID, Type: b.Type, Title: titleOf(b.Data), Level: c.Level(), Top: top}
+	out := &sink{buf: buf, limit: start + c.room - markerReserve}
 	switch model, ok := viewOf(c, b); {
 	case c.depth > MaxDepth:
 		f.Body = template.HTML(`<p class="muted">Nested too deeply to show.</p>`)
@@ -292,16 +347,23 @@ func drawBlock(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 		if c.ownTitle {
 			f.Title = ""
 		}
-		if writeFrame(buf, &f, func(w *bytes.Buffer) error { return templates().ExecuteTemplate(w, b.Type, model) }) == nil {
+		if writeFrame(out, &f, func(w io.Writer) error { return templates().ExecuteTemplate(w, b.Type, model) }) == nil {
+			return
+		}
+		if out.full {
+			cut(buf, start, blockMarker)
 			return
 		}
 		buf.Truncate(start)
+		out.full = false
 		f.Title = titleOf(b.Data)
 		fallthrough
 	default:
 		f.Body, f.Fallback = generic(b.Data), true
 	}
-	_ = writeFrame(buf, &f, nil)
+	if writeFrame(out, &f, nil) != nil {
+		cut(buf, start, blockMarker)
+	}
 }
 
 // viewOf runs the block type's view function (nil model, ok for a type without
@@ -327,46 +389,51 @@ func viewOf(c *Ctx, b blocks.Block) (model any, ok bool) {
 // agent and go through escape. Top-level blocks are sections (a landmark when
 // titled) with a comment anchor the page script reveals, beside the title or, for
 // a block without one, below the body; nested blocks are divs.
-func writeFrame(buf *bytes.Buffer, f *frame, body func(*bytes.Buffer) error) error {
+func writeFrame(buf *sink, f *frame, body func(io.Writer) error) (err error) {
+	defer func() {
+		if err == nil && buf.full {
+			err = errFull
+		}
+	}()
 	writeBody := func() error {
 		if body != nil {
 			return body(buf)
 		}
-		buf.WriteString(string(f.Body))
+		buf.str(string(f.Body))
 		return nil
 	}
 	tag := "div"
 	if f.Top {
 		tag = "section"
 	}
-	buf.WriteString("<" + tag + ` class="blk blk-`)
+	buf.str("<" + tag + ` class="blk blk-`)
 	escape(buf, f.Type)
 	if f.Fallback {
-		buf.WriteString(" blk-fallback")
+		buf.str(" blk-fallback")
 	}
-	buf.WriteString(`" id="`)
+	buf.str(`" id="`)
 	escape(buf, f.DOMID)
-	buf.WriteString(`"`)
+	buf.str(`"`)
 	if f.Top && f.ID != "" {
-		buf.WriteString(` data-block-id="`)
+		buf.str(` data-block-id="`)
 		escape(buf, f.ID)
-		buf.WriteString(`"`)
+		buf.str(`"`)
 	}
-	buf.WriteString(` data-type="`)
+	buf.str(` data-type="`)
 	escape(buf, f.Type)
-	buf.WriteString(`"`)
+	buf.str(`"`)
 	if f.Top && f.Title != "" {
-		buf.WriteString(` aria-labelledby="`)
+		buf.str(` aria-labelledby="`)
 		escape(buf, f.DOMID)
-		buf.WriteString(`-h"`)
+		buf.str(`-h"`)
 	}
-	buf.WriteString(">\n")
+	buf.str(">\n")
 	switch {
 	case f.Top && f.Title != "":
-		buf.WriteString(`<div class="blk-head">`)
-		buf.WriteString(string(heading(f.Level, f.DOMID+"-h", f.Title)))
+		buf.str(`<div class="blk-head">`)
+		buf.str(string(heading(f.Level, f.DOMID+"-h", f.Title)))
 		commentOn(buf, f)
-		buf.WriteString("</div>\n")
+		buf.str("</div>\n")
 		if err := writeBody(); err != nil {
 			return err
 		}
@@ -375,42 +442,42 @@ func writeFrame(buf *bytes.Buffer, f *frame, body func(*bytes.Buffer) error) err
 			return err
 		}
 		if f.ID != "" {
-			buf.WriteString(`<div class="blk-foot">`)
+			buf.str(`<div class="blk-foot">`)
 			commentOn(buf, f)
-			buf.WriteString("</div>")
+			buf.str("</div>")
 		}
 	default:
 		if f.Title != "" {
-			buf.WriteString(string(heading(f.Level, f.DOMID+"-h", f.Title)))
+			buf.str(string(heading(f.Level, f.DOMID+"-h", f.Title)))
 		}
 		if err := writeBody(); err != nil {
 			return err
 		}
 	}
-	buf.WriteString("</" + tag + ">\n")
+	buf.str("</" + tag + ">\n")
 	return nil
 }
 
 // commentOn is the button that anchors a comment to a top-level block.
-func commentOn(buf *bytes.Buffer, f *frame) {
+func commentOn(buf *sink, f *frame) {
 	if f.ID == "" {
 		return
 	}
-	buf.WriteString(`<button type="button" class="blk-comment" data-comment-on="`)
+	buf.str(`<button type="button" class="blk-comment" data-comment-on="`)
 	escape(buf, f.ID)
-	buf.WriteString(`" hidden>`)
-	buf.WriteString(string(Icon("comment")))
-	buf.WriteString(`<span>Comment</span>`)
+	buf.str(`" hidden>`)
+	buf.str(string(Icon("comment")))
+	buf.str(`<span>Comment</span>`)
 	if f.Title != "" {
-		buf.WriteString(`<span class="visually-hidden"> on `)
+		buf.str(`<span class="visually-hidden"> on `)
 		escape(buf, f.Title)
-		buf.WriteString(`</span>`)
+		buf.str(`</span>`)
 	}
-	buf.WriteString(`</button>`)
+	buf.str(`</button>`)
 }
 
 // escape writes s HTML-escaped (text and attribute values alike).
-func escape(buf *bytes.Buffer, s string) {
+func escape(buf io.Writer, s string) {
 	template.HTMLEscape(buf, []byte(s))
 }
 
@@ -472,7 +539,7 @@ type labelTab struct {
 	Body  template.HTML
 }
 
-func drawGroupLabel(buf *bytes.Buffer, label string, list []blocks.Block, opt *Options, budget *int) {
+func drawGroupLabel(buf *bytes.Buffer, label string, list []blocks.Block, opt *Options, budget *budget) {
 	var body bytes.Buffer
 	for _, b := range list {
 		drawBlock(&body, topCtx(opt, b, budget), b)
@@ -481,7 +548,7 @@ func drawGroupLabel(buf *bytes.Buffer, label string, list []blocks.Block, opt *O
 	_ = templates().ExecuteTemplate(buf, "labelgroup", set)
 }
 
-func drawTabLabels(buf *bytes.Buffer, tabs []tabLabel, opt *Options, budget *int) {
+func drawTabLabels(buf *bytes.Buffer, tabs []tabLabel, opt *Options, budget *budget) {
 	set := labelSet{DOMID: "tabs-page"}
 	for i, t := range tabs {
 		var body bytes.Buffer

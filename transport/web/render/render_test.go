@@ -177,3 +177,9 @@ func TestCachedBlocksAreDrawnOnceAndExactlyTheSame(t *testing.T) {
 		t.Fatal("a page that takes no input now was drawn from the blocks of one that did")
 	}
 }
+
+// noteOrCut: a huge list ends with its own "N more … not shown" note, or, when it
+// is larger than the block's room (limits.go), with the truncation note.
+func noteOrCut(out, note string) bool {
+	return strings.Contains(out, note) || strings.Contains(out, "Content truncated.")
+}
