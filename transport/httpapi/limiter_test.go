@@ -161,3 +161,28 @@ func TestLimiterKeepsOutstandingRequestsAcrossARateChange(t *testing.T) {
 		t.Fatalf("lowered to 10/min with 31 outstanding: %+v", d)
 	}
 }
+
+// TestAMinuteQuotaIsTheSustainedRate pins what docs/behaviour.md says of "60 per
+// minute": a client sending as fast as it is let through gets 119 in its first
+// minute from a full bucket (the burst, then one a second) and 60 in each later one.
+func TestAMinuteQuotaIsTheSustainedRate(t *testing.T) {
+	clk := newFakeClock()
+	l := NewLimiter(clk.now, 0)
+	perMinute := func() int {
+		n := 0
+		for end := clk.now().Add(time.Minute); clk.now().Before(end); clk.advance(100 * time.Millisecond) {
+			for l.Take("t", 60).Allowed {
+				n++
+			}
+		}
+		return n
+	}
+	if first := perMinute(); first != 119 {
+		t.Fatalf("first minute from a full bucket: %d allowed, want 119 (60 at once, then one a second)", first)
+	}
+	for m := 2; m <= 4; m++ {
+		if n := perMinute(); n != 60 {
+			t.Fatalf("minute %d: %d allowed, want 60", m, n)
+		}
+	}
+}
