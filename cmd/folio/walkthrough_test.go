@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,11 @@ func TestTheREADMEWalkThroughRuns(t *testing.T) {
 		t.Fatalf("the walk-through failed: %v\n%s", err, out.String())
 	}
 	got := out.String()
+	// Step 1 keeps the claim address for the human: the claim page with the code,
+	// and the claim token after # (never sent to a server).
+	if !regexp.MustCompile(`claim at: http://\S+/claim\?code=[A-Z0-9]+-[A-Z0-9]{4}#ct_\S{43}\n`).MatchString(got) {
+		t.Errorf("the walk-through's step 1 does not print the claim address:\n%s", got)
+	}
 	for _, want := range []string{
 		`"filename":"notes.txt"`, `"mimeType":"text/plain"`, `"sizeBytes":6`, // step 3
 		`"status":"executed"`, `"current":"completed"`, // step 4
