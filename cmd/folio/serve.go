@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"folio/actors/tenant"
+	"folio/transport/mcp"
 	"folio/transport/node"
 )
 
@@ -74,6 +75,7 @@ func serve(args []string) error {
 	fs.DurationVar(&c.MCPSessions.Idle, "mcp-session-idle", envDuration("FOLIO_MCP_SESSION_IDLE", 30*time.Minute), "an MCP session on /mcp with no request for this long ends (a tool call still running is not idle); its client starts a new one (FOLIO_MCP_SESSION_IDLE)")
 	fs.IntVar(&c.MCPSessions.PerCaller, "mcp-sessions-per-caller", envInt("FOLIO_MCP_SESSIONS_PER_CALLER", 50), "MCP sessions on /mcp one client address holds open at once; past it a new session is refused with 429 and Retry-After (FOLIO_MCP_SESSIONS_PER_CALLER)")
 	fs.IntVar(&c.MCPSessions.Max, "mcp-sessions", envInt("FOLIO_MCP_SESSIONS", 2000), "MCP sessions on /mcp this node holds open at once; past it a new session is refused with 503 and Retry-After (FOLIO_MCP_SESSIONS)")
+	fs.DurationVar(&c.MCPWait, "mcp-wait", envDuration("FOLIO_MCP_WAIT", foliomcp.DefaultDecisionWait), "one request_approval or wait_for_decision call on /mcp waits at most this long, then answers status pending (the agent calls wait_for_decision again); keep it below the MCP clients' request timeout, 60s by default in the official TypeScript SDK (FOLIO_MCP_WAIT)")
 	fs.StringVar(&c.AdminToken, "admin-token", env("FOLIO_ADMIN_TOKEN", ""), "enable the /v1/admin endpoints for this bearer token (FOLIO_ADMIN_TOKEN)")
 	fs.DurationVar(&c.IdleAfter, "idle-after", envDuration("FOLIO_IDLE_AFTER", 2*time.Minute), "an entity actor (page, tenant, mailbox) with no message and no live subscriber for this long is passivated; it reloads from storage on its next message (FOLIO_IDLE_AFTER)")
 	fs.DurationVar(&c.IdleAfterDone, "idle-after-done", envDuration("FOLIO_IDLE_AFTER_DONE", 5*time.Second), "a completed, revoked or expired page with no message and no live viewer for this long is passivated (at most --idle-after; 0: --idle-after) (FOLIO_IDLE_AFTER_DONE)")
