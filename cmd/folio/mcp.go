@@ -29,6 +29,7 @@ func runMCP(args []string) error {
 	key := fs.String("key", env("FOLIO_API_KEY", ""), "API key (FOLIO_API_KEY); empty: the stored one, else a new account on the first tool call")
 	data := fs.String("data", env("FOLIO_DATA", "./data"), "data directory of the embedded server (FOLIO_DATA)")
 	keyDir := fs.String("key-dir", env("FOLIO_MCP_KEY_DIR", ""), "where a provisioned key is kept (FOLIO_MCP_KEY_DIR; default: <user config dir>/folio)")
+	wait := fs.Duration("wait", envDuration("FOLIO_MCP_WAIT", foliomcp.DefaultDecisionWait), "one request_approval or wait_for_decision call waits at most this long, then answers status pending (the agent calls wait_for_decision again); keep it below the MCP client's request timeout, 60s by default in the official TypeScript SDK (FOLIO_MCP_WAIT)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func runMCP(args []string) error {
 		}
 		dir = filepath.Join(cfg, "folio")
 	}
-	s := foliomcp.NewServer(foliomcp.Options{BaseURL: base, Key: *key, Keys: foliomcp.FileKeys{Dir: dir, Server: server}})
+	s := foliomcp.NewServer(foliomcp.Options{BaseURL: base, Key: *key, Keys: foliomcp.FileKeys{Dir: dir, Server: server}, DecisionWait: *wait})
 	return s.Run(ctx, &mcp.StdioTransport{})
 }
 

@@ -70,8 +70,9 @@ func TestMCPOverStdioWithTheBuiltBinary(t *testing.T) {
 }
 
 // TestMCPInspectorListsAndCallsTools: an independent MCP client, the
-// @modelcontextprotocol/inspector CLI (npm), lists the tools of `folio mcp` and
-// calls one, against a running server.
+// @modelcontextprotocol/inspector CLI (npm), lists the tools of `folio mcp` (each
+// with its hints, and 0 schema-portability findings) and calls one, against a
+// running server.
 func TestMCPInspectorListsAndCallsTools(t *testing.T) {
 	inspector := inspectorBinary(t)
 	dir, addr := t.TempDir(), freeAddr(t)
@@ -96,7 +97,25 @@ func TestMCPInspectorListsAndCallsTools(t *testing.T) {
 	listed := cli("--method", "tools/list")
 	names := map[string]bool{}
 	for _, tool := range listed["tools"].([]any) {
-		names[tool.(map[string]any)["name"].(string)] = true
+		tm := tool.(map[string]any)
+		names[tm["name"].(string)] = true
+		if a, _ := tm["annotations"].(map[string]any); a["readOnlyHint"] == nil || a["destructiveHint"] == nil || a["idempotentHint"] == nil {
+			t.Errorf("the inspector lists %s without its hints: %v", tm["name"], tm["annotations"])
+		}
+	}
+	// --strict: the inspector's schema-portability report, in full, on stderr (a
+	// `type` list, a schema that accepts anything, a remote $ref); nothing when
+	// every schema is portable.
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	strict := exec.CommandContext(ctx, inspector, "--cli", folioBinary(t), "mcp", "--target", p.base, "--key", key, "--method", "tools/list", "--strict")
+	var stderr strings.Builder
+	strict.Stderr = &stderr
+	if out, err := strict.Output(); err != nil {
+		t.Fatalf("inspector tools/list --strict: %v\n%s\n%s", err, out, stderr.String())
+	}
+	if report := stderr.String(); strings.Contains(report, "Warning") || strings.Contains(report, "Error") || strings.Contains(report, "Schema portability") {
+		t.Errorf("the inspector finds tool schemas that are not portable:\n%s", report)
 	}
 	for _, want := range []string{"request_approval", "wait_for_decision", "publish_page", "agent_events"} {
 		if !names[want] {

@@ -14,6 +14,7 @@ import (
 
 	"folio/actors/tenant"
 	"folio/transport/httpapi"
+	"folio/transport/mcp"
 	"folio/transport/node"
 )
 
@@ -103,6 +104,7 @@ func serve(args []string) error {
 	fs.IntVar(&c.MaxOpen, "max-open-streams", envInt("FOLIO_MAX_OPEN_STREAMS", 0), "event streams and waits this node holds open at most, past it 503; 0: the descriptor limit (ulimit -n) less a quarter of it (at least 256, at most half) kept so /healthz and the API still answer; -1: no bound (FOLIO_MAX_OPEN_STREAMS)")
 	fs.IntVar(&c.HeaderConnsPerAddress, "header-conns-per-address", envInt("FOLIO_HEADER_CONNS_PER_ADDRESS", 256), "connections of one client address still sending a request's headers or idle between requests; a new one past it is answered 429 and closed (trusted proxies exempt; -1: no bound) (FOLIO_HEADER_CONNS_PER_ADDRESS)")
 	fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", envDuration("FOLIO_READ_HEADER_TIMEOUT", 10*time.Second), "a request's headers must arrive within this long (FOLIO_READ_HEADER_TIMEOUT)")
+	fs.DurationVar(&c.MCPWait, "mcp-wait", envDuration("FOLIO_MCP_WAIT", foliomcp.DefaultDecisionWait), "one request_approval or wait_for_decision call on /mcp waits at most this long, then answers status pending (the agent calls wait_for_decision again); keep it below the MCP clients' request timeout, 60s by default in the official TypeScript SDK (FOLIO_MCP_WAIT)")
 	fs.StringVar(&c.AdminToken, "admin-token", env("FOLIO_ADMIN_TOKEN", ""), "enable the /v1/admin endpoints for this bearer token (FOLIO_ADMIN_TOKEN)")
 	fs.DurationVar(&c.IdleAfter, "idle-after", envDuration("FOLIO_IDLE_AFTER", 2*time.Minute), "an entity actor (page, tenant, mailbox) with no message and no live subscriber for this long is passivated; it reloads from storage on its next message (FOLIO_IDLE_AFTER)")
 	fs.DurationVar(&c.IdleAfterDone, "idle-after-done", envDuration("FOLIO_IDLE_AFTER_DONE", 5*time.Second), "a completed, revoked or expired page with no message and no live viewer for this long is passivated (at most --idle-after; 0: --idle-after) (FOLIO_IDLE_AFTER_DONE)")

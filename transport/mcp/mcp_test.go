@@ -261,7 +261,7 @@ func TestAWaitTimesOutAndCanBeCancelled(t *testing.T) {
 	key, _ := e.Register("mcp-cancel")
 	cs, _ := session(t, foliomcp.Options{BaseURL: e.Srv.URL, Key: key})
 	id := call(t, cs, "publish_page", page)["pageId"].(string)
-	if got := call(t, cs, "wait_for_decision", map[string]any{"page_id": id, "timeout_seconds": 1}); got["timed_out"] != true || got["status"] != "active" {
+	if got := call(t, cs, "wait_for_decision", map[string]any{"page_id": id, "timeout_seconds": 1}); got["timed_out"] != true || got["status"] != "pending" {
 		t.Errorf("a 1 s wait: %v", got)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

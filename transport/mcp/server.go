@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,6 +39,14 @@ type Options struct {
 	Keys KeyStore
 	// AgentName names an account provisioned for a client that says nothing better.
 	AgentName string
+	// DecisionWait is how long one request_approval or wait_for_decision call
+	// waits before it answers pending (0: DefaultDecisionWait, 45 s). Keep it below
+	// the request timeout of the clients agents use (60 s by default in the
+	// official TypeScript SDK, not reset by progress unless the client asks).
+	// Heartbeat is how often a waiting call reports progress to a client that
+	// asked for it (0: DefaultHeartbeat, 5 s).
+	DecisionWait time.Duration
+	Heartbeat    time.Duration
 
 	// Streamable HTTP only (HTTPHandler). Sessions bounds the sessions;
 	// CallerAddress names the caller of a request (nil: the TCP peer's address): the
@@ -69,6 +78,12 @@ func newServer(o Options) (*mcp.Server, *folio) {
 	if o.AgentName == "" {
 		o.AgentName = "mcp-agent"
 	}
+	if o.DecisionWait <= 0 {
+		o.DecisionWait = DefaultDecisionWait
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = DefaultHeartbeat
+	}
 	f := &folio{o: o, provisioned: map[string]string{}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "folio", Title: "Folio", Version: Version}, &mcp.ServerOptions{
 		Instructions: instructions,
@@ -83,8 +98,8 @@ func newServer(o Options) (*mcp.Server, *folio) {
 }
 
 const instructions = `Folio shows a person a page you publish (text, tables, diffs, forms, charts…) with buttons such as Approve and Reject, and tells you what they decided.
-To ask a person and wait for the answer in one step, call request_approval. To publish without waiting, call publish_page and later wait_for_decision.
-Give the person the page's URL (pageUrl) so they can open it. Decisions come back with who decided and how their identity was verified.`
+To ask a person, call request_approval: it publishes the page and waits a bounded time (under a minute). If the answer is status pending, give the person the page's URL (pageUrl) and call wait_for_decision with its page_id, again each time it answers pending: people may take hours, and no decision is lost between calls.
+To publish without waiting, call publish_page and later wait_for_decision. A page published without actions gets Approve and Reject. Decisions come back with who decided and how their identity was verified.`
 
 // InProcess is an HTTP client that serves every request with h in this process (a
 // node's own API, for the /mcp it mounts).

@@ -16,8 +16,15 @@ type handler[In, Out any] func(ctx context.Context, c *client.Client, req *mcp.C
 
 // add registers a tool whose body runs with the caller's client (clientFor). When
 // the call created the account, account records it in the output (and the
-// sentence for the human leads the text the model reads).
+// sentence for the human leads the text the model reads). Its input and output
+// schemas are the portable ones of In and Out (schemaOf).
 func add[In, Out any](f *folio, s *mcp.Server, t *mcp.Tool, h handler[In, Out], account func(*Out, *Provisioned)) {
+	if t.InputSchema == nil {
+		t.InputSchema = schemaOf[In]()
+	}
+	if t.OutputSchema == nil {
+		t.OutputSchema = schemaOf[Out]()
+	}
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
 		c, prov, err := f.clientFor(ctx, req)
@@ -38,6 +45,14 @@ func add[In, Out any](f *folio, s *mcp.Server, t *mcp.Tool, h handler[In, Out], 
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: prov.Message}, &mcp.TextContent{Text: string(b)}}}, out, nil
 	})
+}
+
+// annotations are a tool's hints to the client: whether it only reads, whether
+// what it changes can be lost (destructive), whether repeating it changes nothing
+// more (idempotent), and whether it reaches people or addresses outside Folio
+// (open world: a page people are shown, a callback).
+func annotations(readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &openWorld}
 }
 
 // inMap and inStruct record a provisioned account in the two kinds of output.

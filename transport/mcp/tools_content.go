@@ -16,24 +16,24 @@ type Nothing struct{}
 type TemplateUse struct {
 	Name      string         `json:"name" jsonschema:"the template's name, from list_templates"`
 	Variables map[string]any `json:"variables" jsonschema:"the template's variables, as list_templates describes them"`
-	Priority  string         `json:"priority,omitempty"`
-	Tags      []string       `json:"tags,omitempty"`
+	Priority  string         `json:"priority,omitempty" enum:"low,normal,high,urgent" jsonschema:"how urgent it is for the person (default normal)"`
+	Tags      []string       `json:"tags,omitempty" jsonschema:"short labels the person can filter by"`
 }
 
 // A2UIPayload is an A2UI document.
 type A2UIPayload struct {
-	Payload any `json:"payload" jsonschema:"an A2UI envelope {version, title, updateComponents}, a component array, or a list of A2UI messages"`
+	Payload any `json:"payload" schema:"object_or_array" jsonschema:"an A2UI envelope {version, title, updateComponents}, a component array, or a list of A2UI messages"`
 }
 
 // AGUIEvents is an AG-UI event list.
 type AGUIEvents struct {
-	Title  string           `json:"title,omitempty"`
+	Title  string           `json:"title,omitempty" jsonschema:"the page's title"`
 	Events []map[string]any `json:"events" jsonschema:"AG-UI events (TEXT_MESSAGE_*, TOOL_CALL_*, STATE_SNAPSHOT…): the page shows the run they describe"`
 }
 
 // contentTools: templates and the agent-UI protocols.
 func (f *folio) contentTools(s *mcp.Server) {
-	add(f, s, &mcp.Tool{Name: "list_templates", Description: "List the ready-made page templates (deploy approval, expense report, code review…) with the variables each one takes."},
+	add(f, s, &mcp.Tool{Name: "list_templates", Annotations: annotations(true, false, true, false), Description: "List the ready-made page templates (deploy approval, expense report, code review…) with the variables each one takes."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, _ Nothing) (map[string]any, error) {
 			l, err := c.ListTemplates(ctx)
 			if err != nil {
@@ -42,7 +42,8 @@ func (f *folio) contentTools(s *mcp.Server) {
 			return plain(l)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "publish_template", Description: "Publish a page from a template, filling in its variables: the quickest way to a well-formed page of a common kind."},
+	add(f, s, &mcp.Tool{Name: "publish_template", Annotations: annotations(false, false, false, true), Description: "Publish a page from a template, filling in its variables: the quickest way to a well-formed page of a common kind. " +
+		"The template gives its buttons; get the decision with wait_for_decision (page_id = pageId). Each call publishes a new page."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in TemplateUse) (Published, error) {
 			req := client.TemplateRequest{Variables: in.Variables}
 			req.Priority, req.Tags = in.Priority, in.Tags
@@ -53,7 +54,8 @@ func (f *folio) contentTools(s *mcp.Server) {
 			return publishedOf(p), nil
 		}, setAccount)
 
-	add(f, s, &mcp.Tool{Name: "publish_a2ui", Description: "Publish a page from an A2UI document (Google's agent-to-UI format): its components become Folio blocks."},
+	add(f, s, &mcp.Tool{Name: "publish_a2ui", Annotations: annotations(false, false, false, true), Description: "Publish a page from an A2UI document (Google's agent-to-UI format): its components become Folio blocks and its Button components the page's buttons. " +
+		"Without a Button the page only shows the content and cannot be decided. Each call publishes a new page."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in A2UIPayload) (Published, error) {
 			raw, err := json.Marshal(in.Payload)
 			if err != nil {
@@ -66,7 +68,8 @@ func (f *folio) contentTools(s *mcp.Server) {
 			return publishedOf(p), nil
 		}, setAccount)
 
-	add(f, s, &mcp.Tool{Name: "publish_ag_ui", Description: "Publish a page from an AG-UI event list (the agent-user interaction protocol): the run's messages, tool calls and state become a page a person can review."},
+	add(f, s, &mcp.Tool{Name: "publish_ag_ui", Annotations: annotations(false, false, false, true), Description: "Publish a page from an AG-UI event list (the agent-user interaction protocol): the run's messages, tool calls and state become a page a person can review. " +
+		"A run that ends in an interrupt gets its buttons; otherwise the page only shows the run and cannot be decided. Each call publishes a new page."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in AGUIEvents) (Published, error) {
 			p, err := c.PublishAGUI(ctx, client.AGUIRequest{Title: in.Title, Events: in.Events})
 			if err != nil {

@@ -3,6 +3,8 @@ package foliomcp
 import (
 	"context"
 	"fmt"
+	"math"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -10,41 +12,55 @@ import (
 	"folio/transport/client"
 )
 
-// How long a decision is waited for when the call does not say, and at most.
+// Waiting for a person outlives any client's request timeout by never holding a
+// call longer than a bound below the common default (the official TypeScript
+// SDK's 60 s, which progress does not reset unless the client asks): a call that
+// reaches the bound answers `status: "pending"` with the page's id and address, and
+// the agent calls wait_for_decision again. The decision lives in the page, not in
+// the call, so one taken while no call waits is what the next call returns at once.
 const (
-	defaultDecisionWait = 10 * time.Minute
-	maxDecisionWait     = 24 * time.Hour
+	// DefaultDecisionWait is how long one request_approval or wait_for_decision
+	// call waits before it answers pending (Options.DecisionWait).
+	DefaultDecisionWait = 45 * time.Second
+	// DefaultHeartbeat is how often a waiting call reports progress to a client
+	// that asked for it (Options.Heartbeat).
+	DefaultHeartbeat = 5 * time.Second
 )
 
 // ApprovalRequest is a page to publish and the wait for its decision.
 type ApprovalRequest struct {
 	PageInput
-	TimeoutSeconds int `json:"timeout_seconds,omitempty" jsonschema:"how long to wait for the decision (default 600, at most 86400); when it passes the answer says timed_out and the page stays open"`
+	TimeoutSeconds int `json:"timeout_seconds,omitempty" minimum:"1" jsonschema:"how long this call waits for the decision before it answers pending, in seconds (default and at most the server's bound, 45 unless configured)"`
 }
 
 // DecisionWait waits for an existing page's decision.
 type DecisionWait struct {
-	PageID         string `json:"page_id"`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"how long to wait (default 600, at most 86400)"`
+	PageID         string `json:"page_id" jsonschema:"the page's id: pageId from request_approval, publish_page or publish_draft"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" minimum:"1" jsonschema:"how long this call waits before it answers pending, in seconds (default and at most the server's bound, 45 unless configured)"`
 }
 
-func waitFor(seconds int) time.Duration {
+// waitFor is how long one call waits: the call's timeout_seconds, at most the
+// bound; not given, the bound. (0 and negative values are refused by the schema.)
+func (f *folio) waitFor(seconds int) time.Duration {
 	if seconds <= 0 {
-		return defaultDecisionWait
+		return f.o.DecisionWait
 	}
-	return min(time.Duration(seconds)*time.Second, maxDecisionWait)
+	return min(time.Duration(seconds)*time.Second, f.o.DecisionWait)
 }
 
 // decisionTools: asking a person and waiting for the answer.
 func (f *folio) decisionTools(s *mcp.Server) {
-	add(f, s, &mcp.Tool{Name: "request_approval", Description: "Ask a person to decide and wait for the answer, in one call. " +
-		"Publishes a page (title, context as blocks, Approve and Reject unless you give other actions), returns when someone decides or the timeout passes. " +
-		"Give the person the pageUrl from the first progress message, or from the answer if it timed out. The answer says what was decided, by whom, " +
-		"how their identity was verified, and their comment and form answers. While waiting you get progress notifications (the page was viewed, a step of an approval chain was decided)."},
+	bound := int(f.o.DecisionWait.Seconds())
+	add(f, s, &mcp.Tool{Name: "request_approval", Annotations: annotations(false, false, false, true),
+		Description: fmt.Sprintf("Publish a page that asks a person to decide, and wait up to %d s for the decision. "+
+			"Without actions the page gets Approve (action_id approve) and Reject (action_id reject). "+
+			"The answer always comes within %d s: either the decision (status completed, with decision approved or rejected, the action pressed, "+
+			"who decided, how their identity was verified, their comment and form answers), or status pending with pageId and pageUrl. "+
+			"People take minutes or hours: on pending, give the person pageUrl, then call wait_for_decision with page_id = pageId, "+
+			"again each time it answers pending. Do not call request_approval again to keep waiting: each call publishes a new page. "+
+			"While it waits, a client that sent a progressToken gets progress every few seconds and when the page is opened or commented on.", bound, bound)},
 		func(ctx context.Context, c *client.Client, req *mcp.CallToolRequest, in ApprovalRequest) (Decision, error) {
-			if len(in.Actions) == 0 {
-				in.Actions = []Action{{ActionID: "approve", Label: "Approve", Style: "primary"}, {ActionID: "reject", Label: "Reject", Style: "danger"}}
-			}
+			in.PageInput = in.withDefaults()
 			if in.PageType == "" {
 				in.PageType = "approval"
 			}
@@ -56,33 +72,39 @@ func (f *folio) decisionTools(s *mcp.Server) {
 			if err != nil {
 				return Decision{}, err
 			}
-			return await(ctx, c, req, p.PageID, p.PageURL, waitFor(in.TimeoutSeconds), "Published: ask the person to open "+p.PageURL)
+			return f.await(ctx, c, req, p.PageID, p.PageURL, f.waitFor(in.TimeoutSeconds), "Published: ask the person to open "+p.PageURL)
 		}, func(out *Decision, p *Provisioned) { out.Account = p })
 
-	add(f, s, &mcp.Tool{Name: "wait_for_decision", Description: "Wait for the decision on a page you published (publish_page, or a request_approval that timed out). " +
-		"Returns at once if it is already decided; otherwise when someone decides or the timeout passes (timed_out, the page stays open)."},
+	add(f, s, &mcp.Tool{Name: "wait_for_decision", Annotations: annotations(true, false, true, false),
+		Description: fmt.Sprintf("Wait for the decision on a page you published (request_approval that answered pending, publish_page, publish_draft, publish_template…). "+
+			"Answers at once when the page is already decided (a decision taken while nothing was waiting is never lost), otherwise within %d s: "+
+			"the decision, or status pending again; then call wait_for_decision again with the same page_id, as often as needed (it changes nothing on the page). "+
+			"status expired or revoked: the page will not be decided; draft: publish it with publish_draft first. "+
+			"While it waits, a client that sent a progressToken gets progress every few seconds.", bound)},
 		func(ctx context.Context, c *client.Client, req *mcp.CallToolRequest, in DecisionWait) (Decision, error) {
 			pg, err := c.GetPage(ctx, in.PageID)
 			if err != nil {
 				return Decision{}, err
 			}
-			return await(ctx, c, req, in.PageID, pg.PageURL, waitFor(in.TimeoutSeconds), "")
+			return f.await(ctx, c, req, in.PageID, pg.PageURL, f.waitFor(in.TimeoutSeconds), "")
 		}, func(out *Decision, p *Provisioned) { out.Account = p })
 }
 
-// await waits for the page's decision. When the caller asked for progress, the
-// page's events (views, chain steps, comments) are reported as they happen, from
-// the agent stream opened before the wait begins; announce, when given, is the
-// first progress message, sent once that stream is live, so that nothing the
-// person does after reading it (opening the page) can go unreported.
-func await(ctx context.Context, c *client.Client, req *mcp.CallToolRequest, pageID, url string, timeout time.Duration, announce string) (Decision, error) {
+// await waits up to timeout for the page's decision and answers it, or pending.
+// When the caller asked for progress (a progress token), it reports a heartbeat
+// every Options.Heartbeat and the page's events (views, chain steps, comments) as
+// they happen, from the agent stream opened before the wait begins; announce, when
+// given, is the first progress message, sent once that stream is live, so that
+// nothing the person does after reading it (opening the page) goes unreported.
+// No progress is sent after the answer.
+func (f *folio) await(ctx context.Context, c *client.Client, req *mcp.CallToolRequest, pageID, url string, timeout time.Duration, announce string) (Decision, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n := 0.0
-	if req != nil && req.Params != nil && req.Params.GetProgressToken() != nil {
+	if rep := newReporter(req, timeout); rep != nil {
+		defer func() { cancel(); rep.stop() }()
 		st, err := c.Events(ctx, "")
 		if announce != "" {
-			progress(ctx, req, n, announce)
+			rep.send(ctx, announce)
 		}
 		if err == nil {
 			go func() {
@@ -96,12 +118,24 @@ func await(ctx context.Context, c *client.Client, req *mcp.CallToolRequest, page
 						continue
 					}
 					if msg := progressMessage(ev); msg != "" {
-						n++
-						progress(ctx, req, n, msg)
+						rep.send(ctx, msg)
 					}
 				}
 			}()
 		}
+		go func() {
+			t := time.NewTicker(f.o.Heartbeat)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					rep.send(ctx, fmt.Sprintf("Waiting for a person to decide at %s (%d s of this call's %d s)",
+						url, int(rep.elapsed().Seconds()), int(timeout.Seconds())))
+				}
+			}
+		}()
 	}
 	o, err := c.Wait(ctx, pageID, timeout)
 	if err != nil {
@@ -110,7 +144,52 @@ func await(ctx context.Context, c *client.Client, req *mcp.CallToolRequest, page
 		}
 		return Decision{}, err
 	}
-	return decisionOf(o, url), nil
+	return decisionOf(o, url, f.o.DecisionWait), nil
+}
+
+// reporter sends one call's progress notifications: progress is the seconds the
+// call has waited (strictly increasing, as MCP requires) out of total, the call's
+// wait. Sends are serialised, and none follows stop.
+type reporter struct {
+	req   *mcp.CallToolRequest
+	tok   any
+	start time.Time
+	total float64
+
+	mu      sync.Mutex
+	last    float64
+	stopped bool
+}
+
+// newReporter is nil when the caller did not ask for progress.
+func newReporter(req *mcp.CallToolRequest, total time.Duration) *reporter {
+	if req == nil || req.Session == nil || req.Params == nil || req.Params.GetProgressToken() == nil {
+		return nil
+	}
+	return &reporter{req: req, tok: req.Params.GetProgressToken(), start: time.Now(), total: total.Seconds(), last: -1}
+}
+
+func (r *reporter) elapsed() time.Duration { return time.Since(r.start) }
+
+func (r *reporter) send(ctx context.Context, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return
+	}
+	p := math.Round(min(r.elapsed().Seconds(), r.total)*1000) / 1000
+	if p <= r.last {
+		p = r.last + 0.001
+	}
+	r.last = p
+	_ = r.req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: r.tok, Progress: p, Total: r.total, Message: msg})
+}
+
+// stop ends the reporting: it returns once no send is under way, and none follows.
+func (r *reporter) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
 }
 
 // progressMessage says what a page event means to the agent waiting ("" for
@@ -133,16 +212,4 @@ func progressMessage(ev *client.Event) string {
 		return "A file was attached"
 	}
 	return ""
-}
-
-// progress reports to a caller that asked for progress (a progress token).
-func progress(ctx context.Context, req *mcp.CallToolRequest, n float64, msg string) {
-	if req == nil || req.Session == nil || req.Params == nil {
-		return
-	}
-	tok := req.Params.GetProgressToken()
-	if tok == nil {
-		return
-	}
-	_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: n, Message: msg})
 }

@@ -12,33 +12,33 @@ import (
 
 // PageRef names a page.
 type PageRef struct {
-	PageID string `json:"page_id" jsonschema:"the pageId publish_page or create_draft returned"`
+	PageID string `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
 }
 
 // PageChange is a change to a page: only the fields given change.
 type PageChange struct {
-	PageID  string   `json:"page_id" jsonschema:"the page to change"`
-	Title   string   `json:"title,omitempty"`
-	Summary string   `json:"summary,omitempty"`
+	PageID  string   `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
+	Title   string   `json:"title,omitempty" jsonschema:"the new title (at most 200 characters)"`
+	Summary string   `json:"summary,omitempty" jsonschema:"the new summary"`
 	Blocks  []Block  `json:"blocks,omitempty" jsonschema:"replaces every block"`
 	Actions []Action `json:"actions,omitempty" jsonschema:"replaces every action"`
 }
 
 // BlocksToAdd are blocks appended at the end of a page.
 type BlocksToAdd struct {
-	PageID string  `json:"page_id"`
+	PageID string  `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
 	Blocks []Block `json:"blocks" jsonschema:"appended after the page's blocks; people watching see them arrive"`
 }
 
 // Revocation withdraws a page.
 type Revocation struct {
-	PageID string `json:"page_id"`
+	PageID string `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
 	Reason string `json:"reason,omitempty" jsonschema:"why, for the audit log"`
 }
 
 // Renewal extends a page.
 type Renewal struct {
-	PageID    string `json:"page_id"`
+	PageID    string `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
 	ExpiresAt string `json:"expires_at,omitempty" jsonschema:"RFC 3339; default: 7 days from now"`
 }
 
@@ -64,18 +64,20 @@ func blocksOf(in []Block) ([]client.Block, error) {
 func actionsOf(in []Action) []client.Action {
 	out := make([]client.Action, len(in))
 	for i, a := range in {
-		out[i] = client.Action{ActionID: a.ActionID, Label: a.Label, Style: a.Style}
+		out[i] = client.Action{ActionID: a.ActionID, Label: a.Label, Style: a.Style, Decision: a.Decision}
 	}
 	return out
 }
 
 // pageTools: publishing and changing pages.
 func (f *folio) pageTools(s *mcp.Server) {
-	add(f, s, &mcp.Tool{Name: "publish_page", Description: "Publish a page for people now and get its address (pageUrl) to share. " +
-		"Use it to show a person something and let them act on it later; to ask and wait for the answer in one step, use request_approval instead. " +
-		"A page has a title, content blocks and action buttons; it takes decisions until one is made or it expires (7 days by default)."},
+	add(f, s, &mcp.Tool{Name: "publish_page", Annotations: annotations(false, false, false, true),
+		Description: "Publish a page for people now and get its address (pageUrl) to give them; it does not wait. " +
+			"A page has a title, content blocks and action buttons; without actions it gets Approve (action_id approve) and Reject (action_id reject). " +
+			"It takes one decision, until it expires (7 days by default). Get the decision with wait_for_decision (page_id = pageId); " +
+			"to publish and wait in one call, use request_approval instead. Each call publishes a new page."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageInput) (Published, error) {
-			req, err := in.request()
+			req, err := in.withDefaults().request()
 			if err != nil {
 				return Published{}, err
 			}
@@ -86,9 +88,11 @@ func (f *folio) pageTools(s *mcp.Server) {
 			return publishedOf(p), nil
 		}, setAccount)
 
-	add(f, s, &mcp.Tool{Name: "create_draft", Description: "Create a page as a draft that nobody else can see yet; change it with update_page and append_blocks, then make it visible with publish_draft."},
+	add(f, s, &mcp.Tool{Name: "create_draft", Annotations: annotations(false, false, false, false),
+		Description: "Create a page as a draft that nobody else can see yet (the same fields as publish_page; without actions it gets Approve and Reject); " +
+			"change it with update_page and append_blocks, then make it visible with publish_draft. Answers pageId and status draft."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageInput) (map[string]any, error) {
-			req, err := in.request()
+			req, err := in.withDefaults().request()
 			if err != nil {
 				return nil, err
 			}
@@ -99,7 +103,8 @@ func (f *folio) pageTools(s *mcp.Server) {
 			return plain(d)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "publish_draft", Description: "Publish a draft made with create_draft: it becomes visible at its pageUrl and starts taking decisions."},
+	add(f, s, &mcp.Tool{Name: "publish_draft", Annotations: annotations(false, false, false, true),
+		Description: "Publish a draft made with create_draft: it becomes visible at its pageUrl and starts taking decisions (get them with wait_for_decision). A page that is not a draft is refused (409)."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (map[string]any, error) {
 			d, err := c.PublishDraft(ctx, in.PageID, client.PageUpdate{})
 			if err != nil {
@@ -108,7 +113,8 @@ func (f *folio) pageTools(s *mcp.Server) {
 			return plain(d)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "get_page", Description: "Read one of your pages as it stands: status (draft, active, completed, expired, revoked), decision, blocks, actions, approval chain and view counts."},
+	add(f, s, &mcp.Tool{Name: "get_page", Annotations: annotations(true, false, true, false),
+		Description: "Read one of your pages as it stands, without waiting: status (draft, active, completed, expired, revoked), decision, blocks, actions, approval chain and view counts. Times not yet reached (completed_at on an active page) are absent."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (map[string]any, error) {
 			p, err := c.GetPage(ctx, in.PageID)
 			if err != nil {
@@ -117,7 +123,8 @@ func (f *folio) pageTools(s *mcp.Server) {
 			return plain(p)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "update_page", Description: "Change a draft or active page's title, summary, blocks or actions; people watching see the change at once. Fields left out stay as they are."},
+	add(f, s, &mcp.Tool{Name: "update_page", Annotations: annotations(false, true, true, false),
+		Description: "Change a draft or active page's title, summary, blocks or actions; people watching see the change at once. Fields left out stay as they are; blocks and actions, when given, replace all the page had."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageChange) (map[string]any, error) {
 			var u client.PageUpdate
 			if in.Title != "" {
@@ -144,7 +151,8 @@ func (f *folio) pageTools(s *mcp.Server) {
 			return plain(p)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "append_blocks", Description: "Add blocks at the end of a page, for example progress or new findings while the person reads it."},
+	add(f, s, &mcp.Tool{Name: "append_blocks", Annotations: annotations(false, false, false, false),
+		Description: "Add blocks at the end of a draft or active page, for example progress or new findings while the person reads it; each call appends again."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in BlocksToAdd) (map[string]any, error) {
 			b, err := blocksOf(in.Blocks)
 			if err != nil {
@@ -157,7 +165,8 @@ func (f *folio) pageTools(s *mcp.Server) {
 			return plain(r)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "revoke_page", Description: "Withdraw a draft or active page: it stops taking decisions and people see that it was withdrawn. Final."},
+	add(f, s, &mcp.Tool{Name: "revoke_page", Annotations: annotations(false, true, true, false),
+		Description: "Withdraw a draft or active page: it stops taking decisions and people see that it was withdrawn. Final: it cannot be published again."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in Revocation) (map[string]any, error) {
 			r, err := c.RevokePage(ctx, in.PageID, in.Reason)
 			if err != nil {
@@ -166,7 +175,8 @@ func (f *folio) pageTools(s *mcp.Server) {
 			return plain(r)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "renew_page", Description: "Extend an active page's lifetime, or reopen an expired one, until expires_at (default: 7 days from now)."},
+	add(f, s, &mcp.Tool{Name: "renew_page", Annotations: annotations(false, false, false, false),
+		Description: "Extend an active page's lifetime, or reopen an expired one, until expires_at (default: 7 days past the later of now and its current expiry)."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in Renewal) (map[string]any, error) {
 			var at time.Time
 			if in.ExpiresAt != "" {

@@ -2,7 +2,6 @@ package foliomcp
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,23 +11,23 @@ import (
 
 // InboxQuery filters the inbox.
 type InboxQuery struct {
-	Status   string `json:"status,omitempty" jsonschema:"unread, read or archived; default: everything not archived"`
-	Priority string `json:"priority,omitempty" jsonschema:"low, normal, high or urgent"`
-	PageType string `json:"page_type,omitempty"`
-	Limit    int    `json:"limit,omitempty" jsonschema:"at most this many (default 50, at most 200)"`
-	Offset   int    `json:"offset,omitempty"`
+	Status   string `json:"status,omitempty" enum:"unread,read,archived" jsonschema:"only pages in this inbox state (default: everything not archived)"`
+	Priority string `json:"priority,omitempty" enum:"low,normal,high,urgent" jsonschema:"only pages of this priority"`
+	PageType string `json:"page_type,omitempty" jsonschema:"only pages of this page_type"`
+	Limit    int    `json:"limit,omitempty" minimum:"1" jsonschema:"at most this many (default 50, at most 200)"`
+	Offset   int    `json:"offset,omitempty" minimum:"0" jsonschema:"skip this many first (for the next page of results)"`
 }
 
 // CommentQuery reads a page's comments.
 type CommentQuery struct {
-	PageID string `json:"page_id"`
-	Limit  int    `json:"limit,omitempty"`
-	Offset int    `json:"offset,omitempty"`
+	PageID string `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
+	Limit  int    `json:"limit,omitempty" minimum:"1" jsonschema:"at most this many (default 50, at most 200)"`
+	Offset int    `json:"offset,omitempty" minimum:"0" jsonschema:"skip this many first (for the next page of results)"`
 }
 
 // NewComment is a comment to add.
 type NewComment struct {
-	PageID   string `json:"page_id"`
+	PageID   string `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
 	Content  string `json:"content" jsonschema:"the comment (markdown is shown as text)"`
 	BlockID  string `json:"block_id,omitempty" jsonschema:"anchor it to one block of the page"`
 	ParentID string `json:"parent_id,omitempty" jsonschema:"reply to this comment"`
@@ -37,7 +36,7 @@ type NewComment struct {
 // EventsQuery asks what happened since a cursor.
 type EventsQuery struct {
 	After string `json:"after,omitempty" jsonschema:"the cursor an earlier call returned; empty or 0: every event still kept"`
-	Limit int    `json:"limit,omitempty" jsonschema:"at most this many events (default 50, at most 200)"`
+	Limit int    `json:"limit,omitempty" minimum:"1" jsonschema:"at most this many events (default 50, at most 200)"`
 }
 
 // Events is what happened: the events in order and the cursor to ask from next.
@@ -49,7 +48,7 @@ type Events struct {
 
 // readTools: the inbox, comments, approval chains and the agent's events.
 func (f *folio) readTools(s *mcp.Server) {
-	add(f, s, &mcp.Tool{Name: "list_inbox", Description: "List your pages as your human's inbox shows them, newest first: title, status, whether it was decided, read and starred."},
+	add(f, s, &mcp.Tool{Name: "list_inbox", Annotations: annotations(true, false, true, false), Description: "List your pages as your human's inbox shows them, newest first: title, status, whether it was decided, read and starred."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in InboxQuery) (map[string]any, error) {
 			l, err := c.ListInbox(ctx, client.InboxFilter{Status: in.Status, Priority: in.Priority, PageType: in.PageType, Limit: in.Limit, Offset: in.Offset})
 			if err != nil {
@@ -58,7 +57,7 @@ func (f *folio) readTools(s *mcp.Server) {
 			return plain(l)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "get_comments", Description: "Read the comments people left on a page, oldest first (with author, the block they are about, and replies)."},
+	add(f, s, &mcp.Tool{Name: "get_comments", Annotations: annotations(true, false, true, false), Description: "Read the comments people left on a page, oldest first (with author, the block they are about, and replies)."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in CommentQuery) (map[string]any, error) {
 			l, err := c.ListComments(ctx, in.PageID, client.ListOptions{Limit: in.Limit, Offset: in.Offset})
 			if err != nil {
@@ -67,7 +66,8 @@ func (f *folio) readTools(s *mcp.Server) {
 			return plain(l)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "add_comment", Description: "Comment on a page as its agent, for example to answer a person's question; people watching see it at once."},
+	add(f, s, &mcp.Tool{Name: "add_comment", Annotations: annotations(false, false, false, true),
+		Description: "Comment on a page as its agent, for example to answer a person's question; people watching see it at once. Each call adds a comment."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in NewComment) (map[string]any, error) {
 			cm, err := c.AddComment(ctx, in.PageID, client.CommentRequest{Content: in.Content, AuthorType: "agent", BlockID: in.BlockID, ParentID: in.ParentID})
 			if err != nil {
@@ -76,7 +76,7 @@ func (f *folio) readTools(s *mcp.Server) {
 			return plain(cm)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "get_approval", Description: "Read a page's approval chain: each step, who must decide it, and who already did."},
+	add(f, s, &mcp.Tool{Name: "get_approval", Annotations: annotations(true, false, true, false), Description: "Read a page's approval chain: each step, who must decide it, and who already did."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (map[string]any, error) {
 			a, err := c.GetApproval(ctx, in.PageID)
 			if err != nil {
@@ -85,7 +85,7 @@ func (f *folio) readTools(s *mcp.Server) {
 			return plain(a)
 		}, inMap)
 
-	add(f, s, &mcp.Tool{Name: "agent_events", Description: "What happened on your pages since a cursor: views, decisions, comments, files, approval steps. " +
+	add(f, s, &mcp.Tool{Name: "agent_events", Annotations: annotations(true, false, true, false), Description: "What happened on your pages since a cursor: views, decisions, comments, files, approval steps. " +
 		"Call it with the cursor of the previous call to get only what is new."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in EventsQuery) (Events, error) {
 			return readEvents(ctx, c, in)
@@ -155,10 +155,5 @@ func readEvents(ctx context.Context, c *client.Client, in EventsQuery) (Events, 
 }
 
 func eventMap(ev *client.Event) (map[string]any, error) {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	return m, json.Unmarshal(b, &m)
+	return plain(ev)
 }

@@ -18,15 +18,36 @@ type PageInput struct {
 	Title    string   `json:"title" jsonschema:"what the person is asked about, one line (at most 200 characters)"`
 	Summary  string   `json:"summary,omitempty" jsonschema:"one or two sentences under the title: the context the person needs to decide"`
 	PageType string   `json:"page_type,omitempty" jsonschema:"a kind of your own such as approval, review, form or report"`
-	Priority string   `json:"priority,omitempty" jsonschema:"low, normal (default), high or urgent"`
+	Priority string   `json:"priority,omitempty" enum:"low,normal,high,urgent" jsonschema:"how urgent it is for the person (default normal)"`
 	Tags     []string `json:"tags,omitempty" jsonschema:"short labels the person can filter by"`
 	Blocks   []Block  `json:"blocks,omitempty" jsonschema:"the content, top to bottom; read the resource folio://schema/blocks for every block type and its data"`
-	Actions  []Action `json:"actions,omitempty" jsonschema:"the buttons; without any, request_approval adds Approve and Reject"`
+	Actions  []Action `json:"actions,omitempty" jsonschema:"the buttons, at most 20; without any, the page gets Approve (action_id approve) and Reject (action_id reject), so it can always be decided"`
 	// Access: who may open the page.
-	AllowedEmails []string `json:"allowed_emails,omitempty" jsonschema:"when given, only these people (exact addresses, or @domain for a whole domain) may open and decide, after signing in; otherwise anyone with the link may"`
-	ExpiresAt     string   `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which the page no longer takes decisions (default: 7 days)"`
-	ApprovalChain any      `json:"approval_chain,omitempty" jsonschema:"optional chain of steps, each with assignees who must approve in order: {mode: sequential, steps: [{name, assignees: [e-mail], min_approvals}]}"`
-	OnAction      any      `json:"on_action,omitempty" jsonschema:"optional callback: {default_url, hmac_secret, events}; not needed when you wait for the decision"`
+	AllowedEmails []string       `json:"allowed_emails,omitempty" jsonschema:"when given, only these people (exact addresses, or @domain for a whole domain) may open and decide, after signing in; otherwise anyone with the link may"`
+	ExpiresAt     string         `json:"expires_at,omitempty" jsonschema:"RFC 3339 time after which the page no longer takes decisions (default: 7 days)"`
+	ApprovalChain *ApprovalChain `json:"approval_chain,omitempty" jsonschema:"optional: people who must approve, step by step, before the page is decided"`
+	OnAction      *OnAction      `json:"on_action,omitempty" jsonschema:"optional: a URL Folio calls when something happens on the page; not needed when you wait for the decision with request_approval or wait_for_decision"`
+}
+
+// ApprovalChain is the steps of approval a page goes through.
+type ApprovalChain struct {
+	Mode  string         `json:"mode,omitempty" enum:"sequential,parallel" jsonschema:"sequential (default): one step after the other; parallel: every step at once"`
+	Steps []ApprovalStep `json:"steps" jsonschema:"1 to 20 steps"`
+}
+
+// ApprovalStep is one step of an approval chain.
+type ApprovalStep struct {
+	StepID       string   `json:"step_id,omitempty" jsonschema:"your id for the step (default step_<n>)"`
+	Name         string   `json:"name,omitempty" jsonschema:"what the step is, such as Team lead (default Step <n>)"`
+	Assignees    []string `json:"assignees" jsonschema:"the e-mail addresses of the people who may decide this step"`
+	MinApprovals int      `json:"min_approvals,omitempty" minimum:"1" jsonschema:"approvals that complete the step (default 1); one rejection rejects it"`
+}
+
+// OnAction is the callback of a page.
+type OnAction struct {
+	DefaultURL string   `json:"default_url" jsonschema:"the http(s) URL that receives every event as a signed POST"`
+	HMACSecret string   `json:"hmac_secret,omitempty" jsonschema:"the secret the requests are signed with (at most 256 characters)"`
+	Events     []string `json:"events,omitempty" jsonschema:"the event types to deliver, such as action.executed, page.viewed, page.expired, approval.step_completed (default: those and approval.chain_completed, form.submitted)"`
 }
 
 // Block is one content block.
@@ -38,9 +59,24 @@ type Block struct {
 
 // Action is one button.
 type Action struct {
-	ActionID string `json:"action_id" jsonschema:"the id you get back when it is pressed, such as approve or reject"`
-	Label    string `json:"label,omitempty" jsonschema:"the button's text"`
-	Style    string `json:"style,omitempty" jsonschema:"primary or danger (danger asks the person to confirm)"`
+	ActionID string `json:"action_id" jsonschema:"the id you get back when it is pressed, such as approve or reject (letters, digits, _ . : -)"`
+	Label    string `json:"label,omitempty" jsonschema:"the button's text (default: action_id)"`
+	Style    string `json:"style,omitempty" enum:"primary,secondary,danger" jsonschema:"how the button looks; danger asks the person to confirm"`
+	Decision string `json:"decision,omitempty" enum:"approve,reject" jsonschema:"what pressing it decides (default: approve for most ids, reject for reject, deny, decline and danger buttons)"`
+}
+
+// defaultActions are the buttons of a page published without any: it can be decided.
+func defaultActions() []Action {
+	return []Action{{ActionID: "approve", Label: "Approve", Style: "primary", Decision: "approve"},
+		{ActionID: "reject", Label: "Reject", Style: "danger", Decision: "reject"}}
+}
+
+// withDefaults is the page as published: without actions, Approve and Reject.
+func (p PageInput) withDefaults() PageInput {
+	if len(p.Actions) == 0 {
+		p.Actions = defaultActions()
+	}
+	return p
 }
 
 // request is the API's page request made from the input.
@@ -88,22 +124,32 @@ type Published struct {
 type Decision struct {
 	PageID      string         `json:"pageId"`
 	PageURL     string         `json:"pageUrl,omitempty"`
-	Status      string         `json:"status" jsonschema:"completed when decided; active while still waiting; expired or revoked otherwise"`
-	TimedOut    bool           `json:"timed_out" jsonschema:"true when the wait ended with the page still waiting for a decision"`
-	Decision    string         `json:"decision,omitempty" jsonschema:"approved or rejected"`
+	Status      string         `json:"status" enum:"pending,completed,expired,revoked,draft" jsonschema:"pending: nobody has decided yet (call wait_for_decision again); completed: decided; expired or revoked: it will not be decided; draft: not published yet"`
+	TimedOut    bool           `json:"timed_out" jsonschema:"true when this call stopped waiting with the page still pending"`
+	Next        string         `json:"next,omitempty" jsonschema:"what to do now, when the page is still pending"`
+	Decision    string         `json:"decision,omitempty" enum:"approved,rejected" jsonschema:"what was decided"`
 	ActionID    string         `json:"action_id,omitempty" jsonschema:"the button that was pressed"`
 	ActionLabel string         `json:"action_label,omitempty"`
 	Comment     string         `json:"comment,omitempty" jsonschema:"what the person wrote with the decision"`
 	FormData    map[string]any `json:"form_data,omitempty" jsonschema:"the person's answers to the page's form"`
 	DecidedBy   string         `json:"decided_by,omitempty" jsonschema:"who decided"`
-	AuthMethod  string         `json:"auth_method,omitempty" jsonschema:"how their identity was verified: magic_link or oauth (signed in), link (a name they typed), api_key (you vouched for it)"`
-	DecidedAt   string         `json:"decided_at,omitempty"`
+	AuthMethod  string         `json:"auth_method,omitempty" enum:"magic_link,oauth,link,api_key" jsonschema:"how their identity was verified: magic_link or oauth (signed in), link (a name they typed), api_key (you vouched for it)"`
+	DecidedAt   string         `json:"decided_at,omitempty" jsonschema:"RFC 3339"`
 	Account     *Provisioned   `json:"account,omitempty" jsonschema:"present when this call created your Folio account"`
 }
 
-// decisionOf turns the API's outcome into a Decision.
-func decisionOf(o *client.Outcome, url string) Decision {
+// decisionOf turns the API's outcome into a Decision. A page still active is
+// pending, whether this call's wait ran out or ended early (the page's actor
+// passivated): the answer then says to call wait_for_decision, each call waiting
+// at most bound.
+func decisionOf(o *client.Outcome, url string, bound time.Duration) Decision {
 	d := Decision{PageID: o.PageID, PageURL: url, Status: o.Status, TimedOut: o.TimedOut, Decision: o.Decision}
+	if o.Status == "active" {
+		d.Status, d.TimedOut = "pending", true
+		d.Next = fmt.Sprintf("Nobody has decided yet. Make sure the person has the page's address %s, then call wait_for_decision "+
+			"with page_id %q to keep waiting (each call waits up to %d s; call it again each time it answers pending; "+
+			"calling request_approval again would publish another page).", url, o.PageID, int(bound.Seconds()))
+	}
 	if !o.DecidedAt.IsZero() {
 		d.DecidedAt = o.DecidedAt.UTC().Format(time.RFC3339)
 	}
@@ -117,13 +163,39 @@ func decisionOf(o *client.Outcome, url string) Decision {
 }
 
 // plain re-encodes an API answer as a generic object (an output that is whatever
-// the API answered, described by the API's OpenAPI document).
+// the API answered, described by the API's OpenAPI document). A time the API left
+// unset (null, which the client reads as Go's zero time) is left out: an answer
+// never shows 0001-01-01T00:00:00Z.
 func plain(v any) (map[string]any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	var m map[string]any
-	err = json.Unmarshal(b, &m)
-	return m, err
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	dropZeroTimes(m)
+	return m, nil
+}
+
+// zeroTime is Go's zero time.Time as encoding/json writes it.
+const zeroTime = "0001-01-01T00:00:00Z"
+
+// dropZeroTimes removes every field whose value is the zero time, at any depth.
+func dropZeroTimes(v any) {
+	switch n := v.(type) {
+	case map[string]any:
+		for k, x := range n {
+			if x == zeroTime {
+				delete(n, k)
+				continue
+			}
+			dropZeroTimes(x)
+		}
+	case []any:
+		for _, x := range n {
+			dropZeroTimes(x)
+		}
+	}
 }

@@ -89,6 +89,9 @@ type Config struct {
 	// MCP over streamable HTTP (/mcp): idle timeout and caps of its sessions
 	// (--mcp-session-idle, --mcp-sessions-per-caller, --mcp-sessions).
 	MCPSessions foliomcp.SessionLimits
+	// MCPWait is how long one request_approval or wait_for_decision call on /mcp
+	// waits before it answers pending (--mcp-wait; 0: 45 s).
+	MCPWait time.Duration
 
 	// Delivery: callbacks and notifications (delivery.go).
 	// Without SMTPAddr e-mail notifications go to the log and <data>/outbox/mail.
@@ -311,7 +314,7 @@ func Open(cfg Config) (*Node, error) {
 	// process, with the request's key (transport/mcp). Its sessions are bounded,
 	// and counted per caller under the same address the API's limits use.
 	mcpHandler := foliomcp.HTTPHandler(foliomcp.Options{BaseURL: cfg.BaseURL, HTTPClient: foliomcp.InProcess(n.API.Handler()),
-		Sessions: cfg.MCPSessions, CallerAddress: n.API.ClientAddress})
+		Sessions: cfg.MCPSessions, CallerAddress: n.API.ClientAddress, DecisionWait: cfg.MCPWait})
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "folio_mcp_sessions", Help: "MCP sessions open on /mcp (or being opened)."},
 		func() float64 { return float64(mcpHandler.Open()) }))
 	for _, m := range []string{"GET", "POST", "DELETE"} {

@@ -146,3 +146,26 @@ func TestWaitsArePerCredentialBounded(t *testing.T) {
 	}
 	e.Must(200, "GET", "/v1/pages/"+id+"/wait?timeout=1s", key, nil) // its places are back
 }
+
+// TestAWaitThatRanOutIsResumedAndLosesNoDecision: a wait that reaches its timeout
+// says the page is still pending (status active, timed_out); a person decides
+// while no wait is open; the next wait answers that decision at once.
+func TestAWaitThatRanOutIsResumedAndLosesNoDecision(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("resumer")
+	id := waitPage(t, e, key)
+	if a := e.Must(200, "GET", "/v1/pages/"+id+"/wait?timeout=1", key, nil); a["status"] != "active" || a["timed_out"] != true {
+		t.Fatalf("the first wait: %v", a)
+	}
+	e.Must(200, "POST", "/v1/pages/"+id+"/actions/reject", key, map[string]any{"actor": map[string]any{"identity": "bo@example.com"}, "comment": "Not now"})
+	start := time.Now()
+	a := e.Must(200, "GET", "/v1/pages/"+id+"/wait?timeout=60s", key, nil)
+	data, _ := a["data"].(map[string]any)
+	actor, _ := a["actor"].(map[string]any)
+	if a["status"] != "completed" || a["decision"] != "rejected" || a["timed_out"] != false || data["comment"] != "Not now" || actor["identity"] != "bo@example.com" {
+		t.Fatalf("the wait after the decision: %v", a)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("the wait after the decision took %v; it answers at once", took)
+	}
+}

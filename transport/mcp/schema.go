@@ -1,0 +1,125 @@
+package foliomcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// The tools' JSON Schemas are generated from the input and output types (as the SDK
+// would), then made portable: every client, including those that map tool schemas
+// onto a single-`type` dialect (Gemini's OpenAPI subset, OpenAPI 3.0), reads them
+// the same way. schemaOf keeps three rules:
+//   - no `type` list: a slice or pointer is its own type (`array`, `object`), never
+//     `["null", …]`; an absent field is how a tool says "none";
+//   - every schema constrains its value (a type, or anyOf of typed branches);
+//   - a field with a closed set of values lists them: the `enum:"a,b"` struct tag
+//     becomes the schema's enum, `minimum:"1"` its minimum (the tags sit beside
+//     the field's description, so the two can't drift apart).
+
+// schemaOf is T's portable JSON Schema, as a generic JSON object.
+func schemaOf[T any]() map[string]any {
+	t := reflect.TypeFor[T]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	if err != nil {
+		panic("foliomcp: the schema of " + t.String() + ": " + err.Error()) // a programming error, found by every test
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	portable(m)
+	annotate(m, t)
+	return m
+}
+
+// portable rewrites `type: ["null", X]` as `type: X`, in the whole tree.
+func portable(node any) {
+	switch n := node.(type) {
+	case map[string]any:
+		if ts, ok := n["type"].([]any); ok {
+			var kept []any
+			for _, t := range ts {
+				if t != "null" {
+					kept = append(kept, t)
+				}
+			}
+			if len(kept) == 1 {
+				n["type"] = kept[0]
+			} else {
+				n["type"] = kept
+			}
+		}
+		for _, v := range n {
+			portable(v)
+		}
+	case []any:
+		for _, v := range n {
+			portable(v)
+		}
+	}
+}
+
+// annotate walks the Go type beside its schema: struct tags `enum` and `minimum`
+// become the schema's keywords, and a field whose Go type says nothing (any) but
+// is tagged `schema:"object_or_array"` gets anyOf an object or an array of objects.
+func annotate(s map[string]any, t reflect.Type) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if items, ok := s["items"].(map[string]any); ok {
+			annotate(items, t.Elem())
+		}
+	case reflect.Map:
+		if ap, ok := s["additionalProperties"].(map[string]any); ok {
+			annotate(ap, t.Elem())
+		}
+	case reflect.Struct:
+		props, _ := s["properties"].(map[string]any)
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Anonymous && f.Tag.Get("json") == "" {
+				annotate(s, f.Type)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			p, ok := props[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			if e := f.Tag.Get("enum"); e != "" {
+				var vals []any
+				for v := range strings.SplitSeq(e, ",") {
+					vals = append(vals, v)
+				}
+				p["enum"] = vals
+			}
+			if m := f.Tag.Get("minimum"); m != "" {
+				n, err := strconv.Atoi(m)
+				if err != nil {
+					panic("foliomcp: minimum tag of " + t.String() + "." + f.Name)
+				}
+				p["minimum"] = n
+			}
+			if f.Tag.Get("schema") == "object_or_array" {
+				p["anyOf"] = []any{
+					map[string]any{"type": "object", "additionalProperties": true},
+					map[string]any{"type": "array", "items": map[string]any{"type": "object", "additionalProperties": true}},
+				}
+			}
+			annotate(p, f.Type)
+		}
+	}
+}
