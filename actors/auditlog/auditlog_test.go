@@ -53,14 +53,17 @@ func export(t *testing.T, s *persistence.Store, tenant string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	for after := int64(0); ; {
-		n, last, err := Export(s, tenant, after, 7, &buf) // small pages: the pages join up
+		p, err := ReadPage(s, tenant, after, 7) // small pages: the pages join up
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n == 0 {
+		if len(p) == 0 {
 			return buf.Bytes()
 		}
-		after = last
+		if _, err := p.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		after = p.Last(after)
 	}
 }
 

@@ -29,13 +29,14 @@ func (l ExportLine) Bytes() []byte {
 	return l.EntryBase64
 }
 
-// Export writes tenant's entries after sequence after, at most limit of them, one
-// ExportLine per line, read in one read transaction (so limit bounds how long it
-// is held). It returns how many it wrote and the sequence of the last (after,
-// when none): the next page starts after it.
-func Export(store *persistence.Store, tenant string, after int64, limit int, w io.Writer) (n int, last int64, err error) {
-	var recs []persistence.AuditRecord
-	err = store.View(func(tx *persistence.Tx) error {
+// Page is one page of an export: records read in one read transaction.
+type Page []persistence.AuditRecord
+
+// ReadPage reads tenant's entries after sequence after, at most limit of them, in
+// one read transaction (so limit bounds how long it is held).
+func ReadPage(store *persistence.Store, tenant string, after int64, limit int) (Page, error) {
+	var recs Page
+	err := store.View(func(tx *persistence.Tx) error {
 		for seq := after + 1; len(recs) < limit; seq++ {
 			r, ok := tx.AuditRecordAt(tenant, uint64(seq))
 			if !ok {
@@ -45,18 +46,40 @@ func Export(store *persistence.Store, tenant string, after int64, limit int, w i
 		}
 		return nil
 	})
-	if err != nil {
-		return 0, after, err
+	return recs, err
+}
+
+// Last is the sequence of the page's last entry (after, when empty): the next
+// page starts after it.
+func (p Page) Last(after int64) int64 {
+	if len(p) == 0 {
+		return after
 	}
-	bw := bufio.NewWriter(w)
-	last = after
-	for _, r := range recs {
+	return int64(p[len(p)-1].Seq)
+}
+
+// WriteTo writes the page, one ExportLine per line.
+func (p Page) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriter(cw)
+	for _, r := range p {
 		if err := writeLine(bw, r); err != nil {
-			return n, last, err
+			return cw.n, err
 		}
-		n, last = n+1, int64(r.Seq)
 	}
-	return n, last, bw.Flush()
+	err := bw.Flush()
+	return cw.n, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // writeLine writes the entry's bytes verbatim between the fields around it.

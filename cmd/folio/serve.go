@@ -84,6 +84,7 @@ func serve(args []string) error {
 	planSpecs := fs.String("plan", env("FOLIO_PLANS", ""), "override plans: name=requests_per_minute/pages_per_month[,…], 0 = unlimited, e.g. enterprise=6000/100000 (FOLIO_PLANS)")
 	fs.IntVar(&c.AnonPerMinute, "anon-rpm", envInt("FOLIO_ANON_RPM", 120), "unauthenticated requests per minute per client address (FOLIO_ANON_RPM)")
 	fs.IntVar(&c.RegisterPerMinute, "register-rpm", envInt("FOLIO_REGISTER_RPM", 10), "agent registrations per minute per client address (FOLIO_REGISTER_RPM)")
+	fs.StringVar(&c.AuditKeyFile, "audit-key-file", env("FOLIO_AUDIT_KEY_FILE", ""), "the Ed25519 signed-note key (PRIVATE+KEY+name+hash+key) that signs audit checkpoints; must exist. Empty: <data>/audit.key, created at first start (0600) with its public key in audit.key.pub; nodes sharing --store must be given the same file (FOLIO_AUDIT_KEY_FILE)")
 	fs.StringVar(&c.AdminToken, "admin-token", env("FOLIO_ADMIN_TOKEN", ""), "enable the /v1/admin endpoints for this bearer token (FOLIO_ADMIN_TOKEN)")
 	fs.DurationVar(&c.IdleAfter, "idle-after", envDuration("FOLIO_IDLE_AFTER", 2*time.Minute), "an entity actor (page, tenant, mailbox) with no message and no live subscriber for this long is passivated; it reloads from storage on its next message (FOLIO_IDLE_AFTER)")
 	fs.DurationVar(&c.IdleAfterDone, "idle-after-done", envDuration("FOLIO_IDLE_AFTER_DONE", 5*time.Second), "a completed, revoked or expired page with no message and no live viewer for this long is passivated (at most --idle-after; 0: --idle-after) (FOLIO_IDLE_AFTER_DONE)")
