@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,7 +43,7 @@ func runAudit(args []string, stdout io.Writer) error {
 		return fmt.Errorf("%w\n%s", err, auditUsage)
 	}
 	if *keyFile == "" || len(cps) == 0 || fs.NArg() != 1 {
-		return errors.New("audit verify needs --key, at least one --checkpoint and one export file\n" + auditUsage)
+		return fmt.Errorf("audit verify needs --key, at least one --checkpoint and one export file\n%s", auditUsage)
 	}
 	vkey, err := os.ReadFile(*keyFile)
 	if err != nil {
@@ -64,7 +63,7 @@ func runAudit(args []string, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }()
 		in = f
 	}
 	rep, err := auditlog.VerifyExport(in, string(vkey), notes)
