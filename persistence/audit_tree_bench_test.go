@@ -3,6 +3,8 @@ package persistence
 import (
 	"bytes"
 	"fmt"
+	"folio/persistence/pgtest"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -22,7 +24,8 @@ func (t *Tx) appendChainOnly(chain string, entry []byte) error {
 
 // BenchmarkAuditAppendTree compares durable commits that append one 300-byte
 // audit entry (beside a 2 KiB record, as a page change does), with the Merkle tree
-// and without it (the chain alone), on bbolt, in the same run: commits/s.
+// and without it (the chain alone), in the same run: commits/s. On bbolt, or
+// PostgreSQL with FOLIO_TEST_STORE=pg.
 //
 //	go test -run '^$' -bench BenchmarkAuditAppendTree -count 5 ./persistence/
 func BenchmarkAuditAppendTree(b *testing.B) {
@@ -30,7 +33,13 @@ func BenchmarkAuditAppendTree(b *testing.B) {
 	for _, clients := range []int{1, 32} {
 		for _, mode := range []string{"chain", "chain+tree"} {
 			b.Run(fmt.Sprintf("%s/clients=%d", mode, clients), func(b *testing.B) {
-				s, err := Open(b.TempDir(), Options{})
+				var s *Store
+				var err error
+				if os.Getenv("FOLIO_TEST_STORE") == "pg" {
+					s, err = OpenURL(pgtest.URL(b), "", Options{})
+				} else {
+					s, err = Open(b.TempDir(), Options{})
+				}
 				if err != nil {
 					b.Fatal(err)
 				}
