@@ -2,6 +2,7 @@ package auditlog
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,11 +17,11 @@ import (
 // Report is the outcome of VerifyExport.
 type Report struct {
 	Valid    bool
-	Entries  int64  // lines read and found sound before the first bad one
-	FirstBad int64  // the first entry that does not hold (0 when valid)
-	Reason   string // why, for a person
-	Origin   string // the checkpoints' origin
-	Checked  []int64
+	Entries  int64   // lines read and found sound before the first bad one
+	FirstBad int64   // the first entry that does not hold (0 when valid)
+	Reason   string  // why, for a person
+	Origin   string  // the checkpoints' origin
+	Checked  []int64 // sizes of the checkpoints whose root the export matched
 }
 
 type pinned struct {
@@ -54,7 +55,7 @@ func VerifyExport(export io.Reader, vkey string, checkpoints [][]byte) (Report, 
 		rep.Origin = origin
 		pins = append(pins, pinned{size, root})
 	}
-	slices.SortFunc(pins, func(a, b pinned) int { return int(a.size - b.size) })
+	slices.SortFunc(pins, func(a, b pinned) int { return cmp.Compare(a.size, b.size) })
 	for i := 1; i < len(pins); i++ {
 		if pins[i].size == pins[i-1].size && pins[i].root != pins[i-1].root {
 			return rep, fmt.Errorf("two checkpoints of size %d have different roots: the log forked; keep both as evidence", pins[i].size)
