@@ -72,9 +72,12 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last st
 	if err := t.Put(headBucket, []byte(chain), append(U64(seq), prev...)); err != nil {
 		return 0, "", err
 	}
-	// The tree over the same bytes, in the same transaction (audit_tree.go).
-	if err := t.appendLeaves(chain, leaves, entries); err != nil {
-		return 0, "", err
+	// The tree over the same bytes, in the same transaction (audit_tree.go), once
+	// it has caught up with an older chain.
+	if uint64(leaves) == first-1 {
+		if err := t.appendLeaves(chain, leaves, entries); err != nil {
+			return 0, "", err
+		}
 	}
 	return first, prev, nil
 }

@@ -15,9 +15,9 @@ import (
 // the same transaction as the entry, so a committed chain of n entries always has
 // a committed tree of n leaves and no tree is ever seen ahead of its chain.
 //
-// A chain written before the tree existed has no tree rows: its next append first
-// adds the missing leaves from the stored records (once, in that transaction).
-// Until then the tree covers what it covers (AuditTree reports its size).
+// A chain written before the tree existed has no tree rows: its next appends first
+// add the missing leaves from the stored records, at most catchUp per transaction.
+// Until then the tree covers a prefix of the chain (AuditTree reports its size).
 const (
 	treeBucket     = "audit_tree"      // chain 0x00 index(8) -> 32-byte hash (tlog stored-hash index)
 	treeSizeBucket = "audit_tree_size" // chain -> leaves(8)
@@ -70,8 +70,15 @@ func (t *Tx) appendLeaves(chain string, size int64, entries [][]byte) error {
 	return t.Put(treeSizeBucket, []byte(chain), U64(uint64(size)))
 }
 
-// growTree brings chain's tree to the chain's length before seq+1 is appended:
-// the leaves of a chain older than the tree are added from its stored records.
+// catchUp bounds the leaves of an older chain added in one transaction, so that
+// upgrading a tenant with a long chain never makes one commit (and every write
+// grouped with it) wait for the whole backfill.
+const catchUp = 1000
+
+// growTree adds to chain's tree, from the stored records, up to catchUp leaves it
+// lacks (a chain older than the tree), before seq+1 is appended, and returns the
+// tree's size. While it is still behind the chain, the entries being appended are
+// left for later appends to add in order: the tree is always a prefix of the chain.
 func (t *Tx) growTree(chain string, seq uint64) (int64, error) {
 	size := t.auditTreeSize(chain)
 	switch {
@@ -80,7 +87,8 @@ func (t *Tx) growTree(chain string, seq uint64) (int64, error) {
 	case uint64(size) > seq:
 		return 0, fmt.Errorf("persistence: audit tree of %q has %d leaves but the chain %d entries", chain, size, seq)
 	}
-	for s := uint64(size) + 1; s <= seq; s++ {
+	upTo := min(seq, uint64(size)+catchUp)
+	for s := uint64(size) + 1; s <= upTo; s++ {
 		rec, ok := t.AuditRecordAt(chain, s)
 		if !ok {
 			return 0, fmt.Errorf("persistence: audit record %d of %q is missing; the tree cannot cover it", s, chain)
@@ -89,7 +97,7 @@ func (t *Tx) growTree(chain string, seq uint64) (int64, error) {
 			return 0, err
 		}
 	}
-	return int64(seq), nil
+	return int64(upTo), nil
 }
 
 // AuditTree is chain's committed tree: its size and root hash (the zero hash when

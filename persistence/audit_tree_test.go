@@ -184,10 +184,11 @@ func TestAuditTreeRollsBackWithItsEntry(t *testing.T) {
 }
 
 // TestAuditTreeCoversAnOlderChain: a chain written before the tree existed (no tree
-// rows) gets every old entry as a leaf at its next append, and its chain hashes
-// are untouched.
+// rows) gets its old entries as leaves at its next appends, at most catchUp per
+// commit, the tree always a prefix of the chain; its chain hashes are untouched.
 func TestAuditTreeCoversAnOlderChain(t *testing.T) {
-	dir := chainOf(t, 10)
+	const n = catchUp + 200
+	dir := chainOf(t, n)
 	db, err := bolt.Open(dir+"/folio.db", 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -206,22 +207,31 @@ func TestAuditTreeCoversAnOlderChain(t *testing.T) {
 	if size, _, _ := s.AuditTree("t"); size != 0 {
 		t.Fatalf("older chain has a tree of %d", size)
 	}
-	if err := s.Update(func(tx *Tx) error { _, _, err := tx.AppendAudit("t", []byte(`{"n":11}`)); return err }); err != nil {
-		t.Fatal(err)
-	}
-	after, _ := s.VerifyAudit("t")
-	if !after.Valid || after.Length != 11 || after.FirstHash != before.FirstHash {
-		t.Fatalf("chain after the tree caught up: %+v", after)
+	add := func(i int) {
+		if err := s.Update(func(tx *Tx) error { _, _, err := tx.AppendAudit("t", []byte(fmt.Sprintf(`{"n":%d}`, i))); return err }); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ref := &memTree{}
 	_ = s.View(func(tx *Tx) error {
-		for seq := uint64(1); seq <= 11; seq++ {
+		for seq := uint64(1); seq <= n; seq++ {
 			r, _ := tx.AuditRecordAt("t", seq)
 			ref.add(t, r.Entry)
 		}
 		return nil
 	})
-	if size, root, _ := s.AuditTree("t"); size != 11 || root != ref.root(t, 11) {
-		t.Fatalf("tree after catching up: %d leaves, root matches %v", size, root == ref.root(t, 11))
+	add(n + 1)
+	if size, root, _ := s.AuditTree("t"); size != catchUp || root != ref.root(t, catchUp) {
+		t.Fatalf("after one append: %d leaves (want %d), root matches %v", size, catchUp, root == ref.root(t, catchUp))
+	}
+	ref.add(t, []byte(fmt.Sprintf(`{"n":%d}`, n+1)))
+	add(n + 2)
+	ref.add(t, []byte(fmt.Sprintf(`{"n":%d}`, n+2)))
+	after, _ := s.VerifyAudit("t")
+	if !after.Valid || after.Length != n+2 || after.FirstHash != before.FirstHash {
+		t.Fatalf("chain after the tree caught up: %+v", after)
+	}
+	if size, root, _ := s.AuditTree("t"); size != n+2 || root != ref.root(t, n+2) {
+		t.Fatalf("tree after catching up: %d leaves, root matches %v", size, root == ref.root(t, n+2))
 	}
 }
