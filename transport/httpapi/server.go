@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"folio/actors/auditlog"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"folio/actors/auditlog"
 	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/people"
