@@ -291,3 +291,22 @@ func TestMain(m *testing.M) {
 	pgtest.Stop()
 	os.Exit(code)
 }
+
+// TestVerifierRefusesAFork: two checkpoints of one size with different roots, both
+// signed by the key, are a fork: the offline check stops and says so.
+func TestVerifierRefusesAFork(t *testing.T) {
+	s, l := openLog(t)
+	appendN(t, s, "t1", 1, 4)
+	cp, err := l.Latest("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := note.Sign(&note.Note{Text: FormatCheckpoint(cp.Origin, cp.Size, tlog.RecordHash([]byte("another log")))}, l.key.Signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = VerifyExport(bytes.NewReader(export(t, s, "t1")), l.VerifierKey(), [][]byte{cp.Note, other})
+	if err == nil || !strings.Contains(err.Error(), "forked") {
+		t.Fatalf("a forked pair of checkpoints: %v", err)
+	}
+}
