@@ -28,6 +28,12 @@ func (t *Tx) appendChainOnly(chain string, entry []byte) error {
 // PostgreSQL with FOLIO_TEST_STORE=pg.
 //
 //	go test -run '^$' -bench BenchmarkAuditAppendTree -count 5 ./persistence/
+//
+// Measured on a shared 2-core machine (medians, noisy): bbolt, 1 client 149 vs 142
+// commits/s (fsync-bound, no difference); 32 clients 2502 vs 2746 (-9%).
+// PostgreSQL, 32 clients on one hot chain: 1738 vs 2388 (-27%): each append adds
+// about three upserts (the tree size and two stored hashes on average) to the
+// three of the chain, and the database shares the two cores.
 func BenchmarkAuditAppendTree(b *testing.B) {
 	val := bytes.Repeat([]byte("x"), 2048)
 	for _, clients := range []int{1, 32} {
