@@ -55,6 +55,10 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last st
 		return 0, "", nil
 	}
 	seq, prev := t.auditHead(chain)
+	leaves, err := t.growTree(chain, seq)
+	if err != nil {
+		return 0, "", err
+	}
 	first = seq + 1
 	for _, entry := range entries {
 		seq++
@@ -67,6 +71,13 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last st
 	}
 	if err := t.Put(headBucket, []byte(chain), append(U64(seq), prev...)); err != nil {
 		return 0, "", err
+	}
+	// The tree over the same bytes, in the same transaction (audit_tree.go), once
+	// it has caught up with an older chain.
+	if uint64(leaves) == first-1 {
+		if err := t.appendLeaves(chain, leaves, entries); err != nil {
+			return 0, "", err
+		}
 	}
 	return first, prev, nil
 }

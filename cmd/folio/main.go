@@ -17,6 +17,7 @@ commands:
   mcp       an MCP server over stdio for one agent, against --target or an embedded server
   cluster   a local cluster to try: PostgreSQL and --nodes N servers sharing it
   bench     the load harness (scenarios, correctness checks, a report)
+  audit     check an audit export against signed checkpoints, offline (folio audit help)
   admin     operator commands on a stopped server's data or a running server (folio admin help)
   help      this text
 
@@ -43,6 +44,8 @@ func main() {
 		err = runBench(args)
 	case "admin":
 		err = runAdmin(args, os.Stdout)
+	case "audit":
+		err = runAudit(args, os.Stdout)
 	case "mcp":
 		err = runMCP(args)
 	case "cluster":

@@ -16,8 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"folio/actors/auditlog"
 	"folio/persistence/pgtest"
 	"folio/transport/node/nodetest"
+
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // These tests run the real folio binary as a separate process.
@@ -206,7 +209,11 @@ func kill9LosesNothingAcknowledged(t *testing.T, store []string) {
 			}
 		}(c)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(1200 * time.Millisecond)
+	// A checkpoint signed under load, just before the kill: it must name a tree the
+	// restarted server still has (checked below).
+	vkey, before := rawGet(t, p, "/v1/audit/key", ""), rawGet(t, p, "/v1/audit/checkpoint", key)
+	time.Sleep(300 * time.Millisecond)
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -254,8 +261,25 @@ func kill9LosesNothingAcknowledged(t *testing.T, store []string) {
 	if min := float64(2*len(a.pages) + executed*2); v["chain_length"].(float64) < min {
 		t.Fatalf("chain has %v entries, want at least %v", v["chain_length"], min)
 	}
-	t.Logf("%d pages, %d actions, %d comments acknowledged before kill -9; all present after restart; chain of %v verifies",
-		len(a.pages), executed, len(a.commented), v["chain_length"])
+	// The tree is committed with the chain: the checkpoint after the restart covers
+	// every entry, and the one signed before the kill is a prefix of it.
+	_, size1, root1, err := auditlog.OpenCheckpoint(before, string(vkey))
+	if err != nil {
+		t.Fatalf("checkpoint before the kill: %v", err)
+	}
+	_, size2, root2, err := auditlog.OpenCheckpoint(rawGet(t, p2, "/v1/audit/checkpoint", key), string(vkey))
+	if err != nil || float64(size2) != v["chain_length"].(float64) || size1 > size2 {
+		t.Fatalf("checkpoint after restart: size %d (before the kill %d), chain %v: %v", size2, size1, v["chain_length"], err)
+	}
+	var cons auditlog.Consistency
+	if err := json.Unmarshal(rawGet(t, p2, fmt.Sprintf("/v1/audit/proof/consistency?from=%d&to=%d", size1, size2), key), &cons); err != nil {
+		t.Fatal(err)
+	}
+	if err := tlog.CheckTree(cons.Proof, size2, root2, size1, root1); err != nil {
+		t.Fatalf("the checkpoint signed before kill -9 (size %d) is not a prefix of the tree after it (size %d): %v", size1, size2, err)
+	}
+	t.Logf("%d pages, %d actions, %d comments acknowledged before kill -9; all present after restart; chain of %v verifies; checkpoint %d before the kill is a prefix of %d after",
+		len(a.pages), executed, len(a.commented), v["chain_length"], size1, size2)
 }
 
 // containsID tells whether list (a decoded JSON array of objects) has one whose
@@ -329,4 +353,23 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	pgtest.Stop()
 	os.Exit(code)
+}
+
+// rawGet is the body of a GET that must answer 200.
+func rawGet(t *testing.T, p *proc, path, key string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("GET", p.base+path, nil)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %s", path, res.StatusCode, b)
+	}
+	return b
 }

@@ -33,6 +33,13 @@ func (s *Server) routes(reg *prometheus.Registry) {
 	s.handle("DELETE", "/v1/account/api-keys/:id", s.requireKey(s.deleteKey))
 	s.handle("GET", "/v1/tenant", s.requireKey(s.getTenant))
 	s.handle("GET", "/v1/audit/verify", s.requireKey(s.verifyAudit))
+	// Proof for auditors: checkpoints, proofs, the export (auditproof.go); the
+	// verifier key is public.
+	s.handle("GET", "/v1/audit/checkpoint", s.requireKey(s.auditCheckpoint))
+	s.handle("GET", "/v1/audit/key", s.auditKey)
+	s.handle("GET", "/v1/audit/proof/inclusion", s.requireKey(s.auditInclusion))
+	s.handle("GET", "/v1/audit/proof/consistency", s.requireKey(s.auditConsistency))
+	s.handle("GET", "/v1/audit/export", s.requireKey(s.auditExport))
 
 	// Pages: create, read, list, change, decide, their audit (pages.go).
 	s.handle("POST", "/v1/publish", s.requireKey(s.publish))

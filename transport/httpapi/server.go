@@ -11,6 +11,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"folio/actors/auditlog"
 	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/people"
@@ -30,6 +31,7 @@ type URLs struct {
 // Config wires the API to the actors and the store.
 type Config struct {
 	Store       *persistence.Store
+	Audit       *auditlog.Log // signs the audit checkpoints; nil: the proof routes answer 503
 	Pages       *registry.Registry
 	PageDeps    *page.Deps // to validate a new page before its quota is reserved (pages.go)
 	Tenants     *registry.Registry
@@ -51,6 +53,7 @@ type Config struct {
 // Server is the HTTP API.
 type Server struct {
 	store       *persistence.Store
+	audit       *auditlog.Log
 	pages       *registry.Registry
 	pageDeps    *page.Deps
 	tenants     *registry.Registry
@@ -84,7 +87,7 @@ func New(c Config) *Server {
 	if c.DefaultPlan == "" {
 		c.DefaultPlan = "free"
 	}
-	s := &Server{store: c.Store, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, people: c.People, now: c.Now, urls: c.URLs,
+	s := &Server{store: c.Store, audit: c.Audit, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, people: c.People, now: c.Now, urls: c.URLs,
 		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry), reg: c.Registry,
 		trusted: c.TrustedProxies, open: newOpenConns(c.Open)}
 	if c.Registry != nil {

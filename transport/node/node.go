@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"folio/actors/mailbox"
+	"folio/actors/auditlog"
 	"folio/actors/page"
 	"folio/actors/people"
 	"folio/actors/registry"
@@ -92,6 +93,11 @@ type Config struct {
 	// MCPWait is how long one request_approval or wait_for_decision call on /mcp
 	// waits before it answers pending (--mcp-wait; 0: 45 s).
 	MCPWait time.Duration
+	// AuditKeyFile holds the Ed25519 key that signs audit checkpoints (the signed-note
+	// format, PRIVATE+KEY+name+hash+key); it must exist. Empty: DataDir/audit.key,
+	// created at first start (0600, named <base-url host>/folio/audit) with its
+	// verifier key beside it in audit.key.pub.
+	AuditKeyFile string
 
 	// Delivery: callbacks and notifications (delivery.go).
 	// Without SMTPAddr e-mail notifications go to the log and <data>/outbox/mail.
@@ -240,6 +246,10 @@ func Open(cfg Config) (*Node, error) {
 	if _, ok := tenant.Plans[cfg.DefaultPlan]; !ok {
 		return nil, fmt.Errorf("unknown default plan %q (free, pro, enterprise)", cfg.DefaultPlan)
 	}
+	auditKey, err := openAuditKey(cfg)
+	if err != nil {
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := newNodeMetrics(reg)
@@ -300,7 +310,7 @@ func Open(cfg Config) (*Node, error) {
 	}
 	pageDeps.Outlets = append(pageDeps.Outlets, tenant.Usage{}, newEventCounter(reg))
 	n.API = httpapi.New(httpapi.Config{
-		Store: store, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
+		Store: store, Audit: auditlog.New(store, auditKey), Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
 		TrustedProxies: cfg.TrustedProxies, Open: openLimits(cfg),
