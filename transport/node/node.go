@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"folio/actors/mailbox"
 	"folio/actors/auditlog"
+	"folio/actors/mailbox"
 	"folio/actors/page"
 	"folio/actors/people"
 	"folio/actors/registry"
