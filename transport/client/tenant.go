@@ -17,6 +17,11 @@ type Tenant struct {
 type TenantUsage struct {
 	PagesThisMonth int `json:"pages_this_month"`
 	PagesLimit     int `json:"pages_limit"` // 0: unlimited (null on the wire)
+	// Stored bytes against the plan's storage quota: files and the agent event log.
+	StoredBytes       int64 `json:"stored_bytes"`
+	StoredFileBytes   int64 `json:"stored_file_bytes"`
+	StoredEventBytes  int64 `json:"stored_event_bytes"`
+	StorageLimitBytes int64 `json:"storage_limit_bytes"` // 0: unlimited (null on the wire)
 }
 
 // Dashboard is the tenant's page counts and rates over a period.
