@@ -19,8 +19,10 @@ import (
 // 100 ms, not after the node's 10 s ask timeout; the restarted actor then takes the
 // same command normally.
 func TestPanicAnsweredAtOnce(t *testing.T) {
+	store := storetest.Open(t, t.TempDir())
+	t.Cleanup(func() { _ = store.Close() })
 	sys := actor.NewActorSystem()
-	t.Cleanup(sys.Shutdown)
+	t.Cleanup(sys.Shutdown) // before the store closes
 	var broken atomic.Bool
 	broken.Store(true)
 	now := func() time.Time {
@@ -29,7 +31,7 @@ func TestPanicAnsweredAtOnce(t *testing.T) {
 		}
 		return time.Now()
 	}
-	d := &Deps{Store: storetest.Open(t, t.TempDir()), Now: now}
+	d := &Deps{Store: store, Now: now}
 	reg := registry.Start(sys, "tenants-panic", NewProducer(d), registry.Options{Timeout: 10 * time.Second})
 	ctx := context.Background()
 
