@@ -40,7 +40,7 @@ type Lifecycle struct {
 // NewEntity makes the skeleton of entity id, idle after a quiet period of idle (0:
 // never idle).
 func NewEntity(id string, idle time.Duration, l Lifecycle) *Entity {
-	e := &Entity{id: id, Idle: NewIdle(idle), live: l.Live, ended: l.Ended}
+	e := &Entity{id: id, Idle: newIdle(idle), live: l.Live, ended: l.Ended}
 	e.Idle.Pinned = l.Live
 	return e
 }
