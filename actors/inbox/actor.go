@@ -23,12 +23,14 @@ type Deps struct {
 type Actor struct {
 	tenant string
 	deps   *Deps
-	idle   *registry.Idle
+	ent    *registry.Entity // idling, the panic answer, start/stop
 }
 
 // NewProducer makes inbox actors (one per tenant id) for a registry.
 func NewProducer(d *Deps) registry.Producer {
-	return func(id string) actor.Actor { return &Actor{tenant: id, deps: d, idle: registry.NewIdle(d.Idle)} }
+	return func(id string) actor.Actor {
+		return &Actor{tenant: id, deps: d, ent: registry.NewEntity(id, d.Idle, registry.Lifecycle{})}
+	}
 }
 
 // MarkRead is PATCH /v1/inbox/:id/read: unread -> read. Reading a read or an
@@ -50,17 +52,12 @@ type Archive struct{ EntryID string }
 type Changed struct{}
 
 // Receive answers every command with *Changed or a *fault.Error (404 for an entry
-// that is unknown or another tenant's).
-func (a *Actor) Receive(ctx actor.Context) {
-	if a.idle.Handle(ctx, a.tenant) {
-		return
-	}
-	a.idle.Touch()
+// that is unknown or another tenant's; an INTERNAL_ERROR fault, at once, for one
+// whose handling panicked, after which the supervisor restarts the actor).
+func (a *Actor) Receive(ctx actor.Context) { a.ent.Receive(ctx, a.handle) }
+
+func (a *Actor) handle(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
-	case *actor.Started:
-		a.idle.Start(ctx)
-	case *actor.Stopping:
-		a.idle.Stop()
 	case *MarkRead:
 		ctx.Respond(a.change(m.EntryID, func(e *Entry) {
 			if e.Status == Unread {

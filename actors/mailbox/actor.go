@@ -1,7 +1,6 @@
 package mailbox
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -65,14 +64,17 @@ type Actor struct {
 	loaded  bool
 	unwatch func() // stops hearing of other nodes' commits (Remote)
 	subs    map[page.Subscriber]struct{}
-	idle    *registry.Idle
+	ent     *registry.Entity // idling, the panic answer, start/stop
 }
 
 // NewProducer makes mailbox actors (one per tenant id) for a registry.
 func NewProducer(d *Deps) registry.Producer {
 	return func(id string) actor.Actor {
-		a := &Actor{tenant: id, deps: d, subs: map[page.Subscriber]struct{}{}, idle: registry.NewIdle(d.Idle)}
-		a.idle.Pinned = func() bool { return len(a.subs) > 0 } // never evicted while streaming
+		a := &Actor{tenant: id, deps: d, subs: map[page.Subscriber]struct{}{}}
+		// Never idle nor evicted while streaming; an ended incarnation (passivated,
+		// or restarted after a panic) closes its streams, whose clients reconnect and
+		// replay.
+		a.ent = registry.NewEntity(id, d.Idle, registry.Lifecycle{Live: func() bool { return len(a.subs) > 0 }, Ended: a.closeSubscribers})
 		return a
 	}
 }
@@ -94,41 +96,11 @@ func (a *Actor) stopWatching() {
 	}
 }
 
-// errInternal answers a request whose handling panicked.
-var errInternal = errors.New("mailbox: internal error")
+// Receive is the actor's single entry point, on the entity skeleton (a panicking
+// request is answered with an INTERNAL_ERROR fault at once).
+func (a *Actor) Receive(ctx actor.Context) { a.ent.Receive(ctx, a.handle) }
 
-// Receive is the actor's single entry point.
-func (a *Actor) Receive(ctx actor.Context) {
-	if len(a.subs) > 0 {
-		a.idle.Touch() // a mailbox with live subscribers never passivates
-	}
-	if a.idle.Handle(ctx, a.tenant) {
-		return
-	}
-	a.idle.Touch()
-	defer func() {
-		if p := recover(); p != nil {
-			if ctx.Sender() != nil {
-				ctx.Respond(errInternal)
-			}
-			panic(p)
-		}
-	}()
-	switch ctx.Message().(type) {
-	case *actor.Started:
-		a.idle.Start(ctx)
-		return
-	case *actor.Stopping:
-		a.idle.Stop()
-		a.closeSubscribers()
-		return
-	case *actor.Restarting:
-		// A fresh incarnation replaces this one; its subscribers reconnect and replay.
-		a.closeSubscribers()
-		return
-	case *actor.Stopped:
-		return
-	}
+func (a *Actor) handle(ctx actor.Context) {
 	if !a.loaded {
 		last, err := Last(a.deps.Store, a.tenant)
 		if err != nil {
@@ -143,7 +115,7 @@ func (a *Actor) Receive(ctx actor.Context) {
 	case *Remote:
 		a.remote(m.Seq)
 	case *Subscribe:
-		if m.Sub != nil && a.idle.Leaving() {
+		if m.Sub != nil && a.ent.Idle.Leaving() {
 			a.reply(ctx, registry.ErrRetry) // see page.Subscribe: the successor takes it
 			return
 		}

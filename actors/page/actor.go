@@ -81,61 +81,39 @@ type Actor struct {
 	// committed; unwatch stops hearing of other nodes' commits (remote.go).
 	sent    uint64
 	unwatch func()
-	idle    *registry.Idle
-	subs    subscribers // live stream clients (subscribers.go)
+	ent     *registry.Entity // idling, the panic answer, start/stop
+	subs    subscribers      // live stream clients (subscribers.go)
 }
 
 // NewProducer makes page actors for a registry.
 func NewProducer(d *Deps) registry.Producer {
-	return func(id string) actor.Actor {
-		a := &Actor{id: id, deps: d, idle: registry.NewIdle(d.Idle)}
-		a.idle.Pinned = a.subs.live // a page with live subscribers is never evicted
-		return a
-	}
+	return func(id string) actor.Actor { return newActor(id, d) }
 }
 
-// ErrInternal answers a request whose handling panicked (the actor is then restarted
-// by its supervisor and reloads its state from bbolt).
-var ErrInternal = errors.New("page: internal error")
+// newActor runs on the entity skeleton: a page with live subscribers never
+// passivates and is never evicted, and an ended incarnation closes their streams.
+func newActor(id string, d *Deps) *Actor {
+	a := &Actor{id: id, deps: d}
+	a.ent = registry.NewEntity(id, d.Idle, registry.Lifecycle{Live: a.subs.live, Ended: a.ended})
+	return a
+}
 
-// Receive is the actor's single entry point.
-func (a *Actor) Receive(ctx actor.Context) {
-	if a.subs.live() {
-		a.idle.Touch() // a page with live subscribers never passivates
-	}
-	if a.idle.Handle(ctx, a.id) {
-		return
-	}
-	a.idle.Touch()
-	defer func() {
-		if p := recover(); p != nil {
-			if ctx.Sender() != nil {
-				ctx.Respond(ErrInternal)
-			}
-			panic(p) // let the supervisor restart us from stored state
-		}
-	}()
-	switch ctx.Message().(type) {
-	case *actor.Started:
-		a.idle.Start(ctx)
-		return
-	case *actor.Stopping:
-		a.idle.Stop()
-		a.subs.closeAll()
-		a.stopWatching()
-		return
-	case *actor.Restarting:
-		// The supervisor replaces this incarnation with a fresh one from stored
-		// state; its subscribers would never hear from it again.
-		a.subs.closeAll()
-		a.stopWatching()
-		return
-	case *actor.Stopped:
-		return
-	}
+// Receive is the actor's single entry point: the skeleton answers a panicking
+// command with an INTERNAL_ERROR fault, and the supervisor then restarts the actor,
+// which reloads its state from the store.
+func (a *Actor) Receive(ctx actor.Context) { a.ent.Receive(ctx, a.handleMessage) }
+
+// ended lets go of what this incarnation held: a fresh one (after a restart) or a
+// successor knows none of its subscribers, who would never hear from it again.
+func (a *Actor) ended() {
+	a.subs.closeAll()
+	a.stopWatching()
+}
+
+func (a *Actor) handleMessage(ctx actor.Context) {
 	a.reply(ctx, a.decide(ctx.Message()))
 	a.watchPeers()
-	a.idle.SetPeriod(a.idlePeriod())
+	a.ent.Idle.SetPeriod(a.idlePeriod())
 }
 
 // maxStale bounds how often one message is decided again because another node

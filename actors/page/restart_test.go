@@ -7,8 +7,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"folio/actors/model/fault"
 	"folio/actors/model/frame"
-	"folio/actors/registry"
 )
 
 // closingSub records whether the page ended its stream.
@@ -37,8 +37,9 @@ func TestRestartClosesSubscribers(t *testing.T) {
 	defer sys.Shutdown()
 	deps := &Deps{Now: time.Now}
 	props := actor.PropsFromProducer(func() actor.Actor {
-		return &Actor{id: "pg_1", deps: deps, loaded: true, idle: registry.NewIdle(0),
-			page: &Page{ID: "pg_1", TenantID: "ten_1", Status: Active}}
+		a := newActor("pg_1", deps)
+		a.loaded, a.page = true, &Page{ID: "pg_1", TenantID: "ten_1", Status: Active}
+		return a
 	})
 	pid := sys.Root.Spawn(props)
 	sub := &closingSub{}
@@ -53,8 +54,8 @@ func TestRestartClosesSubscribers(t *testing.T) {
 		t.Fatal("closed before any failure")
 	}
 	res, _ = sys.Root.RequestFuture(pid, explode{}, time.Second).Result()
-	if res != ErrInternal {
-		t.Fatalf("a panicking command answered %#v, want ErrInternal", res)
+	if fe, ok := res.(*fault.Error); !ok || fe.Code != fault.Internal {
+		t.Fatalf("a panicking command answered %#v, want an INTERNAL_ERROR fault", res)
 	}
 	deadline := time.Now().Add(2 * time.Second)
 	for !sub.isClosed() && time.Now().Before(deadline) {

@@ -124,7 +124,7 @@ func (m *Subscribe) public()   {}
 func (m *Unsubscribe) public() {}
 
 func (m *Subscribe) run(a *Actor) any {
-	if a.idle.Leaving() {
+	if a.ent.Idle.Leaving() {
 		// This incarnation has asked to be passivated and may stop after any message:
 		// a subscription taken now would close with it. The registry asks again, and
 		// the successor (or this actor, told to stay) takes it.

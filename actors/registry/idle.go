@@ -30,8 +30,8 @@ func (i *Idle) Leaving() bool { return i.leaving }
 // checkIdle is the self-message the timer sends.
 type checkIdle struct{}
 
-// NewIdle arms nothing yet; call Start from the actor's Started handler.
-func NewIdle(after time.Duration) *Idle { return &Idle{after: after} }
+// newIdle arms nothing yet; the entity skeleton calls Start on Started (entity.go).
+func newIdle(after time.Duration) *Idle { return &Idle{after: after} }
 
 // Start arms the timer.
 func (i *Idle) Start(ctx actor.Context) {

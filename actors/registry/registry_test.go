@@ -11,11 +11,11 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// counter is a test entity: it answers every message with its id and how many times
-// an actor for that id has been started.
+// counter is a test entity on the skeleton: it answers every message with its id and
+// how many times an actor for that id has been made.
 type counter struct {
 	id     string
-	idle   *Idle
+	ent    *Entity
 	spawns *sync.Map // id -> *atomic.Int64
 }
 
@@ -24,19 +24,10 @@ type reply struct {
 	spawns int64
 }
 
-func (c *counter) Receive(ctx actor.Context) {
-	if c.idle.Handle(ctx, c.id) {
-		return
-	}
-	c.idle.Touch()
-	switch ctx.Message().(type) {
-	case *actor.Started:
-		c.idle.Start(ctx)
-		n, _ := c.spawns.LoadOrStore(c.id, new(atomic.Int64))
-		n.(*atomic.Int64).Add(1)
-	case *actor.Stopping:
-		c.idle.Stop()
-	case string:
+func (c *counter) Receive(ctx actor.Context) { c.ent.Receive(ctx, c.handle) }
+
+func (c *counter) handle(ctx actor.Context) {
+	if _, ok := ctx.Message().(string); ok {
 		n, _ := c.spawns.Load(c.id)
 		ctx.Respond(reply{c.id, n.(*atomic.Int64).Load()})
 	}
@@ -57,11 +48,13 @@ func newIdleHarness(t *testing.T, maxLive int, pinned string, idle time.Duration
 	t.Cleanup(sys.Shutdown)
 	h := &harness{}
 	produce := func(id string) actor.Actor {
-		c := &counter{id: id, idle: NewIdle(idle), spawns: &h.spawns}
+		var l Lifecycle
 		if id == pinned {
-			c.idle.Pinned = func() bool { return true }
+			l.Live = func() bool { return true }
 		}
-		return c
+		n, _ := h.spawns.LoadOrStore(id, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+		return &counter{id: id, ent: NewEntity(id, idle, l), spawns: &h.spawns}
 	}
 	h.reg = Start(sys, fmt.Sprintf("test-%d-%s-%s", maxLive, pinned, idle), produce, Options{Timeout: 5 * time.Second, MaxLive: maxLive,
 		Hooks: Hooks{Passivated: func() { h.passivated.Add(1) }}})
@@ -228,32 +221,18 @@ func TestIdlePassivationRacingCallersLosesNoMessage(t *testing.T) {
 // holder is a test entity that takes subscriptions: subscribe registers one (and
 // pins the child) unless the child is leaving; one still held when it stops is lost.
 type holder struct {
-	id     string
-	idle   *Idle
-	subs   int
-	lost   *atomic.Int64
-	spawns *atomic.Int64
+	ent  *Entity
+	subs int
 }
 
 type subscribe struct{}
 
-func (h *holder) Receive(ctx actor.Context) {
-	if h.subs > 0 {
-		h.idle.Touch() // never idle while it holds a subscription (as a page)
-	}
-	if h.idle.Handle(ctx, h.id) {
-		return
-	}
-	h.idle.Touch()
+func (h *holder) Receive(ctx actor.Context) { h.ent.Receive(ctx, h.handle) }
+
+func (h *holder) handle(ctx actor.Context) {
 	switch ctx.Message().(type) {
-	case *actor.Started:
-		h.idle.Start(ctx)
-		h.spawns.Add(1)
-	case *actor.Stopping:
-		h.idle.Stop()
-		h.lost.Add(int64(h.subs))
 	case subscribe:
-		if h.idle.Leaving() {
+		if h.ent.Idle.Leaving() {
 			ctx.Respond(ErrRetry)
 			return
 		}
@@ -270,10 +249,12 @@ func (h *holder) Receive(ctx actor.Context) {
 func TestASubscriptionRacingPassivationEndsWithALiveChild(t *testing.T) {
 	sys := actor.NewActorSystem()
 	t.Cleanup(sys.Shutdown)
-	var lost, spawns atomic.Int64
+	var lost atomic.Int64
 	reg := Start(sys, "test-holder", func(id string) actor.Actor {
-		h := &holder{id: id, idle: NewIdle(time.Millisecond), lost: &lost, spawns: &spawns}
-		h.idle.Pinned = func() bool { return h.subs > 0 }
+		h := &holder{}
+		// Never idle while it holds a subscription (as a page); one still held when
+		// it stops is lost.
+		h.ent = NewEntity(id, time.Millisecond, Lifecycle{Live: func() bool { return h.subs > 0 }, Ended: func() { lost.Add(int64(h.subs)) }})
 		return h
 	}, Options{Timeout: 5 * time.Second})
 	// The manager dawdles over every Passivate: the subscription lands in between.

@@ -31,7 +31,7 @@ type Deps struct {
 type Actor struct {
 	id   string
 	deps *Deps
-	idle *registry.Idle
+	ent  *registry.Entity // idling, the panic answer, start/stop
 
 	// The monthly page quota's ledger (quota.go): the only in-memory state; a
 	// restarted actor re-reads it from bbolt.
@@ -40,22 +40,20 @@ type Actor struct {
 
 // NewProducer makes tenant actors for a registry.
 func NewProducer(d *Deps) registry.Producer {
-	return func(id string) actor.Actor { return &Actor{id: id, deps: d, idle: registry.NewIdle(d.Idle)} }
+	return func(id string) actor.Actor {
+		return &Actor{id: id, deps: d, ent: registry.NewEntity(id, d.Idle, registry.Lifecycle{})}
+	}
 }
 
 var errCodeTaken = errors.New("claim code taken")
 
-// Receive handles one message at a time.
-func (a *Actor) Receive(ctx actor.Context) {
-	if a.idle.Handle(ctx, a.id) {
-		return
-	}
-	a.idle.Touch()
+// Receive handles one message at a time, on the entity skeleton: a panicking
+// command is answered with an INTERNAL_ERROR fault at once and the supervisor then
+// restarts the actor (its ledger is re-read from the store).
+func (a *Actor) Receive(ctx actor.Context) { a.ent.Receive(ctx, a.handle) }
+
+func (a *Actor) handle(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
-	case *actor.Started:
-		a.idle.Start(ctx)
-	case *actor.Stopping:
-		a.idle.Stop()
 	case *Register:
 		ctx.Respond(a.register(msg))
 	case *CreateKey:

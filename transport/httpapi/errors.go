@@ -10,7 +10,6 @@ import (
 	"net/http"
 
 	"folio/actors/model/fault"
-	"folio/actors/page"
 	"folio/actors/registry"
 )
 
@@ -46,9 +45,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, registry.ErrTimeout): // transient: the node or its store is slow or was paused
 		fe = fault.New(fault.Unavailable, "the page did not answer in time; try again", nil)
 	default:
-		if !errors.Is(err, page.ErrInternal) {
-			s.log.Error("request failed", slog.String("path", r.URL.Path), slog.Any("err", err))
-		}
+		s.log.Error("request failed", slog.String("path", r.URL.Path), slog.Any("err", err))
 		fe = fault.New(fault.Internal, "internal error", nil)
 	}
 	status, ok := statusOf[fe.Code]
