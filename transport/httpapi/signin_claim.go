@@ -105,7 +105,10 @@ func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credentia
 	msg := &tenant.Claim{Person: tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email}}
 	var tenantID string
 	if key != "" {
-		who, ok := si.keys.Authenticate(key)
+		who, ok, err := si.keys.Authenticate(key)
+		if err != nil {
+			return tenant.Tenant{}, err // the store did not answer: 503, not "no such key"
+		}
 		if !ok {
 			si.budget.fail("key")
 			return tenant.Tenant{}, fault.New(fault.NotFound, "no agent account has this key: check that you pasted the whole key", map[string]any{"field": "key"})

@@ -119,7 +119,12 @@ func (si *signin) deliverLink(ctx context.Context, j mailJob) {
 	if j.pageID != "" {
 		v := page.Viewer{Person: j.email, Method: page.AuthMagicLink}
 		if u, ok := si.people.UserByEmail(j.email); ok {
-			v.Tenants = tenant.TenantsOf(si.store, u.ID)
+			tenants, err := tenant.TenantsOf(si.store, u.ID)
+			if err != nil { // not "belongs to none": send nothing rather than decide on a failed read
+				si.log.Warn("no sign-in link sent: the store did not answer", "page", j.pageID, "err", err.Error())
+				return
+			}
+			v.Tenants = tenants
 		}
 		res, err := registry.Call[*page.Admitted](ctx, si.pages, j.pageID, &page.Admits{Viewer: v})
 		if err != nil {
