@@ -178,9 +178,10 @@ func ResolveShortCode(store *persistence.Store, code string) (id string, ok bool
 }
 
 // DueForExpiry lists pages whose expiry time is at or before now (at most limit).
-func DueForExpiry(store *persistence.Store, now time.Time, limit int) []string {
+// err is a store that did not answer (nothing is due is no error).
+func DueForExpiry(store *persistence.Store, now time.Time, limit int) ([]string, error) {
 	var out []string
-	_ = store.View(func(tx *persistence.Tx) error {
+	err := store.View(func(tx *persistence.Tx) error {
 		end := persistence.U64(uint64(now.UnixNano()) + 1)
 		tx.ScanRange(bucketExpiry, nil, end, func(k, _ []byte) bool {
 			out = append(out, string(k[9:]))
@@ -188,7 +189,7 @@ func DueForExpiry(store *persistence.Store, now time.Time, limit int) []string {
 		})
 		return nil
 	})
-	return out
+	return out, err
 }
 
 // appendAudits links encoded entries, in order, to the tenant's chain inside tx,

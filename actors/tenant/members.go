@@ -105,7 +105,7 @@ func NoClaim() *fault.Error {
 // listMembers answers ListMembers.
 func (a *Actor) listMembers() any {
 	var out []Member
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		tx.Scan(bucketMembers, append([]byte(a.id), 0), false, func(_, v []byte) bool {
 			var m Member
 			if json.Unmarshal(v, &m) == nil {
@@ -114,7 +114,9 @@ func (a *Actor) listMembers() any {
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return fmt.Errorf("tenant: members of %s: %w", a.id, err) // not "no members"
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].JoinedAt.Before(out[j].JoinedAt) })
 	return out
 }

@@ -113,7 +113,10 @@ func (s *Server) guard(path string, h handler) handler {
 				return err // the store did not answer: 503, never 401
 			}
 			if ok {
-				plan, _ := t.Book.Limits(who.TenantID)
+				plan, _, err := t.Book.Limits(who.TenantID)
+				if err != nil {
+					return err
+				}
 				if err := admit(w, plan.Name, "tenant", t.tenants.Take(who.TenantID, plan.RequestsPerMinute)); err != nil {
 					return err
 				}
@@ -199,7 +202,10 @@ func (s *Server) reserveQuota(w http.ResponseWriter, r *http.Request, who tenant
 	if t == nil || !t.Enforce || who.Test {
 		return q, nil
 	}
-	plan, found := t.Book.Limits(who.TenantID)
+	plan, found, err := t.Book.Limits(who.TenantID)
+	if err != nil {
+		return nil, err // the store did not answer: 503, not "no quota"
+	}
 	if !found || plan.PagesPerMonth <= 0 {
 		return q, nil
 	}

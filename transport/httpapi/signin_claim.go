@@ -115,7 +115,10 @@ func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credentia
 		}
 		tenantID = who.TenantID
 	} else {
-		id, ok := tenant.TenantOfClaimToken(si.store, token)
+		id, ok, err := tenant.TenantOfClaimToken(si.store, token)
+		if err != nil {
+			return tenant.Tenant{}, err // the store did not answer: 503, not "no such claim"
+		}
 		if !ok {
 			si.budget.fail("code")
 			return tenant.Tenant{}, tenant.NoClaim()
