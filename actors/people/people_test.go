@@ -75,7 +75,7 @@ func TestFirstSignInsAtOnceMakeOneAccount(t *testing.T) {
 	if created.Load() != 1 {
 		t.Fatalf("%d sign-ins said they created the account, want 1", created.Load())
 	}
-	if u, ok := d.UserByEmail("ANN@example.com"); !ok || u.ID != ids[0] || u.Email != "ann@example.com" {
+	if u, ok, _ := d.UserByEmail("ANN@example.com"); !ok || u.ID != ids[0] || u.Email != "ann@example.com" {
 		t.Fatalf("UserByEmail = %+v %v", u, ok)
 	}
 }
@@ -111,10 +111,10 @@ func TestAccountAddressFollowsTheProvider(t *testing.T) {
 	if _, _, ok, _ := d.Session(token); ok {
 		t.Fatal("a session opened under the old address outlived the move")
 	}
-	if u, ok := d.UserByEmail("frank@corp.example"); ok {
+	if u, ok, _ := d.UserByEmail("frank@corp.example"); ok {
 		t.Fatalf("the old address still finds account %s", u.ID)
 	}
-	if u, ok := d.UserByEmail("frank@personal.example"); !ok || u.ID != first.ID {
+	if u, ok, _ := d.UserByEmail("frank@personal.example"); !ok || u.ID != first.ID {
 		t.Fatalf("the new address finds %v %v", u.ID, ok)
 	}
 	other, created, _ := d.SignIn(people.Proof{Email: "frank@corp.example"})
@@ -125,7 +125,7 @@ func TestAccountAddressFollowsTheProvider(t *testing.T) {
 	if _, _, err := d.SignIn(people.Proof{Email: "frank@corp.example", Provider: "github", Subject: "42"}); !errors.Is(err, people.ErrAddressTaken) {
 		t.Fatalf("the subject back at an address another account holds: %v, want ErrAddressTaken", err)
 	}
-	if u, _ := d.User(first.ID); u.Email != "frank@personal.example" {
+	if u, _, _ := d.User(first.ID); u.Email != "frank@personal.example" {
 		t.Fatalf("a refused sign-in changed the account's address to %s", u.Email)
 	}
 }

@@ -158,8 +158,9 @@ func (s *Server) secure(r *http.Request) bool {
 
 // AccountEmail is the verified address an account has now (it follows the
 // identity provider: people.SignIn), for screens that list members by a record
-// made when they joined.
+// made when they joined. false when the account is not found or the store did not
+// answer: the screen then shows the address recorded when they joined.
 func (s *Server) AccountEmail(userID string) (string, bool) {
-	u, ok := s.people.User(userID)
-	return u.Email, ok
+	u, ok, err := s.people.User(userID)
+	return u.Email, ok && err == nil
 }
