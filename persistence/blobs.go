@@ -41,10 +41,12 @@ const bucketSecrets = "secrets" // name -> random bytes
 // Secrets survive restarts (signed addresses stay valid; salted hashes stay stable).
 func (s *Store) Secret(name string) ([]byte, error) {
 	var out []byte
-	_ = s.View(func(tx *Tx) error {
+	if err := s.View(func(tx *Tx) error {
 		out = tx.Get(bucketSecrets, []byte(name))
 		return nil
-	})
+	}); err != nil {
+		return nil, err // not "absent": a fresh secret would not be the stored one
+	}
 	if out != nil {
 		return out, nil
 	}

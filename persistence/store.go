@@ -16,6 +16,22 @@ import (
 // ErrClosed is returned by Update and View after Close.
 var ErrClosed = errors.New("persistence: store is closed")
 
+// ErrUnavailable marks a read the store could not serve (the engine failed: a
+// PostgreSQL server restarting, a dropped connection, a timeout, a closed store). It
+// says nothing about the record: the caller must not take it as "absent", and a
+// request that needed the read is answered 503 "try again". A record that is absent
+// is a read that returns no error and no value.
+var ErrUnavailable = errors.New("persistence: the store did not answer")
+
+// unavailable is an engine failure under a View: errors.Is(err, ErrUnavailable) and
+// errors.Is(err, cause) both hold.
+type unavailable struct{ cause error }
+
+func (u unavailable) Error() string {
+	return "persistence: the store did not answer: " + u.cause.Error()
+}
+func (u unavailable) Unwrap() []error { return []error{ErrUnavailable, u.cause} }
+
 // Store is Folio's storage on one engine (engine.go). Writes go through a single
 // commit loop that packs every Update waiting at that moment into one transaction:
 // one fsync (or one PostgreSQL commit) acknowledges many, and none is acknowledged
@@ -28,8 +44,9 @@ type Store struct {
 	reqs   chan *commitReq
 	done   chan struct{}
 
-	maxBatch int
-	observe  func(batch int, took time.Duration)
+	maxBatch  int
+	observe   func(batch int, took time.Duration)
+	readFault func() error
 }
 
 type commitReq struct {
@@ -43,6 +60,10 @@ type Options struct {
 	MaxBatch int
 	// Observe, when set, is told the size and duration of every committed batch.
 	Observe func(batch int, took time.Duration)
+	// ReadFault, when set, is asked before every View; an error it returns fails
+	// the read as an engine failure would (ErrUnavailable). Tests use it to make
+	// reads fail on demand; it is nil in service.
+	ReadFault func() error
 }
 
 // Open opens (creating if needed) the bbolt store dir/folio.db.
@@ -82,11 +103,12 @@ func newStore(e engine, opt Options) *Store {
 		opt.MaxBatch = 256
 	}
 	s := &Store{
-		eng:      e,
-		reqs:     make(chan *commitReq, 4096),
-		done:     make(chan struct{}),
-		maxBatch: opt.MaxBatch,
-		observe:  opt.Observe,
+		eng:       e,
+		reqs:      make(chan *commitReq, 4096),
+		done:      make(chan struct{}),
+		maxBatch:  opt.MaxBatch,
+		observe:   opt.Observe,
+		readFault: opt.ReadFault,
 	}
 	go s.commitLoop()
 	return s
@@ -110,15 +132,31 @@ func (s *Store) Update(fn func(*Tx) error) error {
 	return <-req.done
 }
 
-// View runs fn in a read-only transaction over the latest committed state.
+// View runs fn in a read-only transaction over the latest committed state. fn's
+// own error is returned as is; a failure of the store itself (fn never ran, or a
+// read inside it failed) is ErrUnavailable, so a caller can tell "the read failed"
+// from "the record is absent" (no error, no value).
 func (s *Store) View(fn func(*Tx) error) error {
 	s.mu.RLock()
 	closed := s.closed
 	s.mu.RUnlock()
 	if closed {
-		return ErrClosed
+		return unavailable{ErrClosed}
 	}
-	return s.eng.view(fn)
+	if s.readFault != nil {
+		if err := s.readFault(); err != nil {
+			return unavailable{err}
+		}
+	}
+	var fnErr error
+	err := s.eng.view(func(tx *Tx) error {
+		fnErr = fn(tx)
+		return fnErr
+	})
+	if err != nil && (fnErr == nil || err != fnErr) {
+		return unavailable{err}
+	}
+	return err
 }
 
 // Shared reports whether other nodes may commit to this store. A record kept in

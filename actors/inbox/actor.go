@@ -83,7 +83,10 @@ func (a *Actor) change(id string, fn func(*Entry)) any {
 // entry. The 404 check happens before the transaction; inside it the entry is read
 // again, so page fields the outlet wrote meanwhile are kept. No change, no write.
 func ChangeReading(store *persistence.Store, tenantID, id string, fn func(*Entry)) error {
-	cur := Get(store, tenantID, id)
+	cur, err := Get(store, tenantID, id)
+	if err != nil {
+		return err
+	}
 	if cur == nil {
 		return fault.Missing("inbox entry", id)
 	}

@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"folio/persistence"
 )
@@ -64,15 +65,18 @@ func List(store *persistence.Store, tenantID string, f Filter) ([]*Entry, int, e
 	return out, total, err
 }
 
-// Get reads one entry of a tenant (nil when unknown or another tenant's).
-func Get(store *persistence.Store, tenantID, entryID string) *Entry {
+// Get reads one entry of a tenant (nil when unknown or another tenant's); err when
+// the store did not answer (never "unknown").
+func Get(store *persistence.Store, tenantID, entryID string) (*Entry, error) {
 	var e *Entry
-	_ = store.View(func(tx *persistence.Tx) error {
+	if err := store.View(func(tx *persistence.Tx) error {
 		e = loadEntry(tx, entryID)
 		return nil
-	})
-	if e == nil || e.TenantID != tenantID {
-		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("inbox: entry %s: %w", entryID, err)
 	}
-	return e
+	if e == nil || e.TenantID != tenantID {
+		return nil, nil
+	}
+	return e, nil
 }

@@ -507,7 +507,7 @@ func Sweep(store *persistence.Store, r Retention, now time.Time, batch int) (int
 	for _, t := range tenants {
 		for {
 			var due []uint64
-			_ = store.View(func(tx *persistence.Tx) error {
+			if err := store.View(func(tx *persistence.Tx) error {
 				tx.Scan(bucketEvents, tenantPrefix(t.tenant), false, func(k, v []byte) bool {
 					seq := seqOf(k)
 					old := r.MaxEvents > 0 && t.last >= uint64(r.MaxEvents) && seq <= t.last-uint64(r.MaxEvents)
@@ -523,7 +523,9 @@ func Sweep(store *persistence.Store, r Retention, now time.Time, batch int) (int
 					return len(due) < batch
 				})
 				return nil
-			})
+			}); err != nil {
+				return removed, err
+			}
 			if len(due) == 0 {
 				break
 			}

@@ -222,7 +222,11 @@ func (a *Actor) addComment(m *AddComment) any {
 		c.BlockID = *req.BlockID
 	}
 	if req.ParentID != nil && *req.ParentID != "" {
-		if _, ok := a.findComment(*req.ParentID); !ok {
+		_, ok, err := a.findComment(*req.ParentID)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return fault.Field("parent_id", "exists", "parent_id must name a comment of this page")
 		}
 		c.ParentID = *req.ParentID
@@ -299,13 +303,14 @@ func putComment(c *Comment) func(*persistence.Tx) error {
 	}
 }
 
-// findComment reads one comment of this page by id.
-func (a *Actor) findComment(id string) (*Comment, bool) {
+// findComment reads one comment of this page by id: ok false when there is none,
+// err when the store did not answer.
+func (a *Actor) findComment(id string) (*Comment, bool, error) {
 	if id == "" || len(id) > 64 {
-		return nil, false
+		return nil, false, nil
 	}
 	var c *Comment
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		seq := tx.Get(bucketCommentIDs, commentIDKey(a.id, id))
 		if seq == nil {
 			return nil
@@ -320,7 +325,10 @@ func (a *Actor) findComment(id string) (*Comment, bool) {
 		}
 		return nil
 	})
-	return c, c != nil
+	if err != nil {
+		return nil, false, fmt.Errorf("page: comment %s: %w", id, err)
+	}
+	return c, c != nil, nil
 }
 
 func (a *Actor) listComments(m *ListComments) any {
@@ -369,7 +377,10 @@ func (a *Actor) editComment(m *EditComment) any {
 	if err := a.visible(m.Viewer); err != nil {
 		return err
 	}
-	c, ok := a.findComment(m.CommentID)
+	c, ok, err := a.findComment(m.CommentID)
+	if err != nil {
+		return err
+	}
 	if !ok {
 		return fault.Missing("comment", m.CommentID)
 	}
@@ -399,7 +410,10 @@ func (a *Actor) deleteComment(m *DeleteComment) any {
 	if err := a.visible(m.Viewer); err != nil {
 		return err
 	}
-	c, ok := a.findComment(m.CommentID)
+	c, ok, err := a.findComment(m.CommentID)
+	if err != nil {
+		return err
+	}
 	if !ok {
 		return fault.Missing("comment", m.CommentID)
 	}

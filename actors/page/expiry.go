@@ -20,7 +20,11 @@ func RunExpiry(d *Deps, pages Teller, every time.Duration, stop <-chan struct{})
 	told := map[string]time.Time{} // recently told, so a slow page is not flooded
 	for {
 		now := d.Now()
-		for _, id := range DueForExpiry(d.Store, now, 1000) {
+		due, err := DueForExpiry(d.Store, now, 1000)
+		if err != nil && d.Log != nil { // the next tick asks again
+			d.Log.Warn("expiry: the store did not answer", "err", err)
+		}
+		for _, id := range due {
 			if at, ok := told[id]; ok && now.Sub(at) < 5*time.Second {
 				continue
 			}

@@ -437,10 +437,12 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 		name = SanitizeFilename(*req.Filename)
 	}
 	var taken bool
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		taken = tx.Get(bucketFileKeys, []byte(key)) != nil
 		return nil
-	})
+	}); err != nil {
+		return fmt.Errorf("page: upload %s: %w", key, err)
+	}
 	if taken {
 		return fault.New(fault.Conflict, "this upload is already complete", map[string]any{"status": a.page.Status, "storage_key": key})
 	}
@@ -489,20 +491,24 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 	return &FileResult{File: f}
 }
 
-func (a *Actor) findFile(id string) (*File, bool) {
+// findFile reads one file of this page by id: ok false when there is none, err
+// when the store did not answer.
+func (a *Actor) findFile(id string) (*File, bool, error) {
 	if id == "" || len(id) > 64 {
-		return nil, false
+		return nil, false, nil
 	}
 	var f *File
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		seq := tx.Get(bucketFileIDs, commentIDKey(a.id, id))
 		if seq == nil {
 			return nil
 		}
 		f = decodeFile(tx.Get(bucketFiles, commentKey(a.id, persistence.ReadU64(seq))))
 		return nil
-	})
-	return f, f != nil
+	}); err != nil {
+		return nil, false, fmt.Errorf("page: file %s: %w", id, err)
+	}
+	return f, f != nil, nil
 }
 
 func decodeFile(b []byte) *File {
@@ -521,7 +527,7 @@ func (a *Actor) listFiles(m *ListFiles) any {
 		return err
 	}
 	out := []*File{}
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		tx.Scan(bucketFiles, append([]byte(a.id), 0), false, func(_, v []byte) bool {
 			if f := decodeFile(v); f != nil {
 				out = append(out, f)
@@ -529,7 +535,9 @@ func (a *Actor) listFiles(m *ListFiles) any {
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return fmt.Errorf("page: files of %s: %w", a.id, err) // not "no files"
+	}
 	return &FileResult{Files: out}
 }
 
@@ -537,7 +545,10 @@ func (a *Actor) getFile(m *GetFile) any {
 	if err := a.visible(m.Viewer); err != nil {
 		return err
 	}
-	f, ok := a.findFile(m.FileID)
+	f, ok, err := a.findFile(m.FileID)
+	if err != nil {
+		return err
+	}
 	if !ok {
 		return fault.Missing("file", m.FileID)
 	}
@@ -545,7 +556,10 @@ func (a *Actor) getFile(m *GetFile) any {
 }
 
 func (a *Actor) deleteFile(m *DeleteFile) any {
-	f, ok := a.findFile(m.FileID)
+	f, ok, err := a.findFile(m.FileID)
+	if err != nil {
+		return err
+	}
 	if !ok {
 		return fault.Missing("file", m.FileID)
 	}
@@ -576,16 +590,19 @@ func (a *Actor) deleteFile(m *DeleteFile) any {
 }
 
 // FileByStorageKey finds the live file record stored under key (nil when none: never
-// completed, or deleted), for serving its bytes.
-func FileByStorageKey(store *persistence.Store, key string) *File {
+// completed, or deleted), for serving its bytes. err is a store that did not
+// answer, never "no such file".
+func FileByStorageKey(store *persistence.Store, key string) (*File, error) {
 	var f *File
-	_ = store.View(func(tx *persistence.Tx) error {
+	if err := store.View(func(tx *persistence.Tx) error {
 		k := tx.Get(bucketFileKeys, []byte(key))
 		if k == nil {
 			return nil
 		}
 		f = decodeFile(tx.Get(bucketFiles, k))
 		return nil
-	})
-	return f
+	}); err != nil {
+		return nil, fmt.Errorf("page: file by storage key: %w", err)
+	}
+	return f, nil
 }

@@ -56,10 +56,10 @@ func filesDueKey(p *Page) []byte {
 }
 
 // DueFiles lists pages that ended at or before endedBy and still have files (at
-// most limit).
-func DueFiles(store *persistence.Store, endedBy time.Time, limit int) []string {
+// most limit). err is a store that did not answer (nothing is due is no error).
+func DueFiles(store *persistence.Store, endedBy time.Time, limit int) ([]string, error) {
 	var out []string
-	_ = store.View(func(tx *persistence.Tx) error {
+	err := store.View(func(tx *persistence.Tx) error {
 		end := persistence.U64(uint64(endedBy.UnixNano()) + 1)
 		tx.ScanRange(bucketFilesDue, nil, end, func(k, _ []byte) bool {
 			out = append(out, string(k[9:]))
@@ -67,7 +67,7 @@ func DueFiles(store *persistence.Store, endedBy time.Time, limit int) []string {
 		})
 		return nil
 	})
-	return out
+	return out, err
 }
 
 // RunFileRetention tells every page whose files' retention is over to drop them,
@@ -77,7 +77,11 @@ func RunFileRetention(d *Deps, pages Teller, every time.Duration, stop <-chan st
 	told := map[string]time.Time{} // recently told, so a slow page is not flooded
 	for {
 		now := d.Now()
-		for _, id := range DueFiles(d.Store, now.Add(-d.files().Retention), 1000) {
+		due, err := DueFiles(d.Store, now.Add(-d.files().Retention), 1000)
+		if err != nil && d.Log != nil { // the next round asks again
+			d.Log.Warn("file retention: the store did not answer", "err", err)
+		}
+		for _, id := range due {
 			if at, ok := told[id]; ok && now.Sub(at) < 5*time.Second {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"folio/actors/model/audit"
@@ -163,20 +164,24 @@ func expiryKey(p *Page) []byte {
 	return persistence.Key(persistence.U64(uint64(p.ExpiresAt.UnixNano())), []byte(p.ID))
 }
 
-// ResolveShortCode finds the page a short code points to.
-func ResolveShortCode(store *persistence.Store, code string) (string, bool) {
-	var id []byte
-	_ = store.View(func(tx *persistence.Tx) error {
-		id = tx.Get(bucketShortCodes, []byte(code))
+// ResolveShortCode finds the page a short code points to: ok false when none does.
+// err is a failed store read (persistence.ErrUnavailable), never "no such code".
+func ResolveShortCode(store *persistence.Store, code string) (id string, ok bool, err error) {
+	var b []byte
+	if err := store.View(func(tx *persistence.Tx) error {
+		b = tx.Get(bucketShortCodes, []byte(code))
 		return nil
-	})
-	return string(id), id != nil
+	}); err != nil {
+		return "", false, fmt.Errorf("page: short code: %w", err)
+	}
+	return string(b), b != nil, nil
 }
 
 // DueForExpiry lists pages whose expiry time is at or before now (at most limit).
-func DueForExpiry(store *persistence.Store, now time.Time, limit int) []string {
+// err is a store that did not answer (nothing is due is no error).
+func DueForExpiry(store *persistence.Store, now time.Time, limit int) ([]string, error) {
 	var out []string
-	_ = store.View(func(tx *persistence.Tx) error {
+	err := store.View(func(tx *persistence.Tx) error {
 		end := persistence.U64(uint64(now.UnixNano()) + 1)
 		tx.ScanRange(bucketExpiry, nil, end, func(k, _ []byte) bool {
 			out = append(out, string(k[9:]))
@@ -184,7 +189,7 @@ func DueForExpiry(store *persistence.Store, now time.Time, limit int) []string {
 		})
 		return nil
 	})
-	return out
+	return out, err
 }
 
 // appendAudits links encoded entries, in order, to the tenant's chain inside tx,

@@ -1,6 +1,7 @@
 package page
 
 import (
+	"fmt"
 	"time"
 	"unicode/utf8"
 
@@ -70,11 +71,13 @@ func (a *Actor) view(m *View) any {
 	viewerKey := persistence.Key([]byte(a.id), []byte(m.Hash))
 	var dayCount uint64
 	var lastEvent []byte
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		dayCount = persistence.ReadU64(tx.Get(bucketDailyViews, day))
 		lastEvent = tx.Get(bucketViewers, viewerKey)
 		return nil
-	})
+	}); err != nil {
+		return fmt.Errorf("page: views of %s: %w", a.id, err) // not counted: the count would restart at 0
+	}
 	next := a.page.clone()
 	next.Stats.ViewCount++
 	next.Stats.LastViewedAt = &now
@@ -108,13 +111,15 @@ func (a *Actor) view(m *View) any {
 
 func (a *Actor) analytics() any {
 	daily := map[string]int{}
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		prefix := append([]byte(a.id), 0)
 		tx.Scan(bucketDailyViews, prefix, false, func(k, v []byte) bool {
 			daily[string(k[len(prefix):])] = int(persistence.ReadU64(v))
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return fmt.Errorf("page: analytics of %s: %w", a.id, err)
+	}
 	return &AnalyticsResult{Page: a.page, TotalViews: a.page.Stats.ViewCount, UniqueViewers: a.page.UniqueViewers, Daily: daily}
 }

@@ -75,7 +75,7 @@ func TestFirstSignInsAtOnceMakeOneAccount(t *testing.T) {
 	if created.Load() != 1 {
 		t.Fatalf("%d sign-ins said they created the account, want 1", created.Load())
 	}
-	if u, ok := d.UserByEmail("ANN@example.com"); !ok || u.ID != ids[0] || u.Email != "ann@example.com" {
+	if u, ok, _ := d.UserByEmail("ANN@example.com"); !ok || u.ID != ids[0] || u.Email != "ann@example.com" {
 		t.Fatalf("UserByEmail = %+v %v", u, ok)
 	}
 }
@@ -108,13 +108,13 @@ func TestAccountAddressFollowsTheProvider(t *testing.T) {
 	if err != nil || created || moved.ID != first.ID || moved.Email != "frank@personal.example" {
 		t.Fatalf("the subject with a new address: %+v created %v err %v, want account %s at frank@personal.example", moved, created, err, first.ID)
 	}
-	if _, _, ok := d.Session(token); ok {
+	if _, _, ok, _ := d.Session(token); ok {
 		t.Fatal("a session opened under the old address outlived the move")
 	}
-	if u, ok := d.UserByEmail("frank@corp.example"); ok {
+	if u, ok, _ := d.UserByEmail("frank@corp.example"); ok {
 		t.Fatalf("the old address still finds account %s", u.ID)
 	}
-	if u, ok := d.UserByEmail("frank@personal.example"); !ok || u.ID != first.ID {
+	if u, ok, _ := d.UserByEmail("frank@personal.example"); !ok || u.ID != first.ID {
 		t.Fatalf("the new address finds %v %v", u.ID, ok)
 	}
 	other, created, _ := d.SignIn(people.Proof{Email: "frank@corp.example"})
@@ -125,7 +125,7 @@ func TestAccountAddressFollowsTheProvider(t *testing.T) {
 	if _, _, err := d.SignIn(people.Proof{Email: "frank@corp.example", Provider: "github", Subject: "42"}); !errors.Is(err, people.ErrAddressTaken) {
 		t.Fatalf("the subject back at an address another account holds: %v, want ErrAddressTaken", err)
 	}
-	if u, _ := d.User(first.ID); u.Email != "frank@personal.example" {
+	if u, _, _ := d.User(first.ID); u.Email != "frank@personal.example" {
 		t.Fatalf("a refused sign-in changed the account's address to %s", u.Email)
 	}
 }
@@ -186,14 +186,14 @@ func TestASessionSlidesWhileUsedAndEndsAtOnce(t *testing.T) {
 		t.Fatalf("session %+v token %q", s, token)
 	}
 	clk.advance(20 * 24 * time.Hour)
-	got, extended, ok := d.Session(token)
+	got, extended, ok, _ := d.Session(token)
 	if !ok || !extended || !got.ExpiresAt.Equal(clk.Now().Add(30*24*time.Hour)) {
 		t.Fatalf("a use after 20 days: ok %v extended %v expires %v", ok, extended, got.ExpiresAt)
 	}
 	// Another directory on the same store (a restart) knows the extended session.
 	d2 := people.NewDirectory(st, clk.Now, people.Lifetimes{})
 	clk.advance(29 * 24 * time.Hour)
-	if _, _, ok := d2.Session(token); !ok {
+	if _, _, ok, _ := d2.Session(token); !ok {
 		t.Fatal("the extended session was lost or not extended in storage")
 	}
 	ended := make(chan struct{})
@@ -206,16 +206,16 @@ func TestASessionSlidesWhileUsedAndEndsAtOnce(t *testing.T) {
 	default:
 		t.Fatal("ending the session did not run its watcher before returning")
 	}
-	if _, _, ok := d2.Session(token); ok {
+	if _, _, ok, _ := d2.Session(token); ok {
 		t.Fatal("an ended session still works")
 	}
-	if _, _, ok := d.Session(token); ok {
+	if _, _, ok, _ := d.Session(token); ok {
 		t.Fatal("an ended session still works through another directory's cache")
 	}
 
 	idle, _, _ := d.StartSession(u, "oauth")
 	clk.advance(30*24*time.Hour + time.Second)
-	if _, _, ok := d.Session(idle); ok {
+	if _, _, ok, _ := d.Session(idle); ok {
 		t.Fatal("a session unused for 30 days still works")
 	}
 }
@@ -234,7 +234,7 @@ func TestSweepForgetsWhatExpired(t *testing.T) {
 	if err := d.Sweep(); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, ok := d.Session(old); ok {
+	if _, _, ok, _ := d.Session(old); ok {
 		t.Error("an expired session survived the sweep")
 	}
 	if _, err := d.UseLink(oldLink); !errors.Is(err, people.ErrUnknown) {
@@ -243,7 +243,7 @@ func TestSweepForgetsWhatExpired(t *testing.T) {
 	if _, err := d.TakeFlow(oldFlow); !errors.Is(err, people.ErrUnknown) {
 		t.Errorf("an expired flow after the sweep: %v, want ErrUnknown (deleted)", err)
 	}
-	if _, _, ok := d.Session(live); !ok {
+	if _, _, ok, _ := d.Session(live); !ok {
 		t.Error("the sweep ended a live session")
 	}
 	if f, err := d.TakeFlow(liveFlow); err != nil || f.Verifier != "w" {

@@ -1,6 +1,8 @@
 package people
 
 import (
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -26,10 +28,12 @@ func (d *Directory) StartSession(u User, method string) (token string, s Session
 
 // Session resolves a token to its live session. A session used more than a day
 // after its last extension is extended to a full lifetime again (sliding expiry);
-// extended tells the caller to refresh a cookie's lifetime.
-func (d *Directory) Session(token string) (s Session, extended, ok bool) {
+// extended tells the caller to refresh a cookie's lifetime. err is a failed store
+// read (persistence.ErrUnavailable): the session may be live, so the caller must
+// neither answer "unauthenticated" nor treat the person as signed out.
+func (d *Directory) Session(token string) (s Session, extended, ok bool, err error) {
 	if !IsSessionToken(token) || len(token) > 128 {
-		return Session{}, false, false
+		return Session{}, false, false, nil
 	}
 	h := hashOf(token)
 	d.mu.RLock()
@@ -37,17 +41,19 @@ func (d *Directory) Session(token string) (s Session, extended, ok bool) {
 	d.mu.RUnlock()
 	if !ok || d.store.Shared() { // another node may have ended it: ask the store
 		ok = false
-		_ = d.store.View(func(tx *persistence.Tx) error {
+		if err := d.store.View(func(tx *persistence.Tx) error {
 			s, ok = getJSON[Session](tx, bucketSessions, h)
 			return nil
-		})
+		}); err != nil {
+			return Session{}, false, false, fmt.Errorf("people: read session: %w", err)
+		}
 		if !ok || !d.cache(h, s) {
-			return Session{}, false, false
+			return Session{}, false, false, nil
 		}
 	}
 	now := d.now()
 	if !now.Before(s.ExpiresAt) {
-		return Session{}, false, false
+		return Session{}, false, false, nil
 	}
 	if s.ExpiresAt.Sub(now) < d.life.Session-24*time.Hour {
 		next := s
@@ -58,12 +64,15 @@ func (d *Directory) Session(token string) (s Session, extended, ok bool) {
 			}
 			return putJSON(tx, bucketSessions, h, next)
 		})
-		if err != nil || !d.cache(h, next) {
-			return Session{}, false, false
+		switch {
+		case errors.Is(err, ErrUnknown) || (err == nil && !d.cache(h, next)):
+			return Session{}, false, false, nil // ended meanwhile
+		case err != nil: // the extension failed; the session itself is live
+			return s, false, true, nil
 		}
-		return next, true, true
+		return next, true, true, nil
 	}
-	return s, false, true
+	return s, false, true, nil
 }
 
 // EndSession ends the session of token at once: it is deleted, forgotten by the

@@ -2,6 +2,7 @@ package people
 
 import (
 	"errors"
+	"fmt"
 
 	"folio/actors/model/ids"
 	"folio/persistence"
@@ -147,26 +148,28 @@ func moveAddress(tx *persistence.Tx, u *User, email string) (map[string]Session,
 	return ended, nil
 }
 
-// User reads an account.
-func (d *Directory) User(id string) (User, bool) {
-	var u User
-	var ok bool
-	_ = d.store.View(func(tx *persistence.Tx) error {
+// User reads an account: ok false when there is none, err when the store did not
+// answer (never "no such account").
+func (d *Directory) User(id string) (u User, ok bool, err error) {
+	if err := d.store.View(func(tx *persistence.Tx) error {
 		u, ok = getJSON[User](tx, bucketUsers, []byte(id))
 		return nil
-	})
-	return u, ok
+	}); err != nil {
+		return User{}, false, fmt.Errorf("people: user %s: %w", id, err)
+	}
+	return u, ok, nil
 }
 
-// UserByEmail finds the account of a verified address.
-func (d *Directory) UserByEmail(email string) (User, bool) {
-	var u User
-	var ok bool
-	_ = d.store.View(func(tx *persistence.Tx) error {
+// UserByEmail finds the account of a verified address: ok false when there is
+// none, err when the store did not answer (never "no such account").
+func (d *Directory) UserByEmail(email string) (u User, ok bool, err error) {
+	if err := d.store.View(func(tx *persistence.Tx) error {
 		if id := tx.Get(bucketEmails, []byte(NormalEmail(email))); id != nil {
 			u, ok = getJSON[User](tx, bucketUsers, id)
 		}
 		return nil
-	})
-	return u, ok
+	}); err != nil {
+		return User{}, false, fmt.Errorf("people: user by email: %w", err)
+	}
+	return u, ok, nil
 }

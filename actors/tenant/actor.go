@@ -3,6 +3,7 @@ package tenant
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -154,8 +155,8 @@ func checkRegister(msg *Register) (name string, err error) {
 }
 
 func (a *Actor) createKey(msg *CreateKey) any {
-	if a.load() == nil {
-		return fault.Missing("tenant", a.id)
+	if t, err := a.load(); err != nil || t == nil {
+		return orMissing(err, a.id)
 	}
 	key, secret, err := CreateKeyIn(a.deps.Store, a.id, msg.Name, msg.Test, a.deps.Now())
 	if err != nil {
@@ -175,7 +176,7 @@ func (a *Actor) setPlan(msg *SetPlan) any {
 
 func (a *Actor) listKeys() any {
 	out := []KeyView{}
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		tx.Scan(bucketTenantKeys, append([]byte(a.id), 0), false, func(_, lookup []byte) bool {
 			if k, ok := decodeKey(tx.Get(bucketKeys, lookup)); ok {
 				var stored time.Time
@@ -188,6 +189,9 @@ func (a *Actor) listKeys() any {
 		})
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("tenant: keys of %s: %w", a.id, err) // not "no keys"
+	}
 	return out
 }
 
@@ -212,30 +216,38 @@ func (a *Actor) deleteKey(msg *DeleteKey) any {
 }
 
 func (a *Actor) get() any {
-	t := a.load()
-	if t == nil {
-		return fault.Missing("tenant", a.id)
+	t, err := a.load()
+	if err != nil || t == nil {
+		return orMissing(err, a.id)
 	}
 	v := &View{Tenant: *t}
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		v.PagesThisMonth = int(persistence.ReadU64(tx.Get(BucketUsage, MonthKey(a.id, a.deps.Now()))))
 		v.Stored = page.Stored(tx, a.id)
 		return nil
-	})
+	}); err != nil {
+		return fmt.Errorf("tenant: usage of %s: %w", a.id, err)
+	}
 	return v
 }
 
-func (a *Actor) load() *Tenant {
-	var t Tenant
-	var ok bool
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
-		t, ok = decodeTenant(tx.Get(bucketTenants, []byte(a.id)))
-		return nil
-	})
-	if !ok {
-		return nil
+// load reads the tenant: nil (and no error) when it is not stored; err when the
+// store did not answer.
+func (a *Actor) load() (*Tenant, error) {
+	t, ok, err := Load(a.deps.Store, a.id)
+	if err != nil || !ok {
+		return nil, err
 	}
-	return &t
+	return &t, nil
+}
+
+// orMissing is the answer for a tenant that could not be read: the store's failure
+// as it is (503 "try again"), or 404 when the read succeeded and found nothing.
+func orMissing(err error, id string) error {
+	if err != nil {
+		return err
+	}
+	return fault.Missing("tenant", id)
 }
 
 func newKey(tenantID, name string, test bool, now time.Time) (Key, string) {

@@ -87,8 +87,8 @@ func (m *SetPlan) Validate(plans PlanSet) error {
 // ApplyPlan commits a validated plan change with its audit entry
 // ("tenant.plan_changed", actor "admin") and returns the tenant as stored.
 func ApplyPlan(store *persistence.Store, id string, m *SetPlan, now time.Time) (Tenant, error) {
-	if !Exists(store, id) {
-		return Tenant{}, fault.Missing("tenant", id)
+	if ok, err := Exists(store, id); err != nil || !ok {
+		return Tenant{}, orMissing(err, id)
 	}
 	var t Tenant
 	err := store.Update(func(tx *persistence.Tx) error {
@@ -176,8 +176,8 @@ func ExportAudit(store *persistence.Store, tenantID string, w io.Writer) (int, e
 	}
 }
 
-// Exists tells whether the tenant is stored.
-func Exists(store *persistence.Store, id string) bool {
-	_, ok := Load(store, id)
-	return ok
+// Exists tells whether the tenant is stored; err is a store that did not answer.
+func Exists(store *persistence.Store, id string) (bool, error) {
+	_, ok, err := Load(store, id)
+	return ok, err
 }

@@ -3,6 +3,7 @@ package tenant
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"fmt"
 	"strings"
 
 	"folio/actors/model/ids"
@@ -28,17 +29,20 @@ func IsClaimToken(s string) bool {
 	return len(s) == len(claimTokenPrefix)+43 && strings.HasPrefix(s, claimTokenPrefix)
 }
 
-// TenantOfClaimToken finds the tenant whose claim token is token.
-func TenantOfClaimToken(store *persistence.Store, token string) (string, bool) {
+// TenantOfClaimToken finds the tenant whose claim token is token: ok false when
+// none has it, err when the store did not answer (never "no such token").
+func TenantOfClaimToken(store *persistence.Store, token string) (string, bool, error) {
 	if !IsClaimToken(token) {
-		return "", false
+		return "", false, nil
 	}
 	var id []byte
-	_ = store.View(func(tx *persistence.Tx) error {
+	if err := store.View(func(tx *persistence.Tx) error {
 		id = tx.Get(bucketClaimTokens, claimTokenHash(token))
 		return nil
-	})
-	return string(id), id != nil
+	}); err != nil {
+		return "", false, fmt.Errorf("tenant: claim token: %w", err)
+	}
+	return string(id), id != nil, nil
 }
 
 // claimProofHolds tells whether code and token are t's, comparing in constant time

@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"crypto/subtle"
+	"fmt"
 	"sync"
 	"time"
 
@@ -32,14 +33,16 @@ func NewKeyring(store *persistence.Store, now func() time.Time) *Keyring {
 	return &Keyring{store: store, now: now, known: map[string]Key{}, used: map[string]time.Time{}, seen: map[string]time.Time{}}
 }
 
-// Authenticate resolves a bearer API key to its principal.
-func (r *Keyring) Authenticate(key string) (Principal, bool) {
+// Authenticate resolves a bearer API key to its principal: ok false for a key that
+// is unknown, deleted or wrong. err is a failed store read (persistence.ErrUnavailable):
+// the key may be valid, so the caller must not answer "unauthenticated".
+func (r *Keyring) Authenticate(key string) (p Principal, ok bool, err error) {
 	if !IsAPIKey(key) || len(key) > 128 {
-		return Principal{}, false
+		return Principal{}, false, nil
 	}
 	lookup := lookupID(key)
 	if lookup == nil {
-		return Principal{}, false
+		return Principal{}, false, nil
 	}
 	r.mu.RLock()
 	k, ok := r.known[string(lookup)]
@@ -47,12 +50,14 @@ func (r *Keyring) Authenticate(key string) (Principal, bool) {
 	if !ok || r.store.Shared() { // another node may have deleted it: ask the store
 		ok = false
 		var stored []byte
-		_ = r.store.View(func(tx *persistence.Tx) error {
+		if err := r.store.View(func(tx *persistence.Tx) error {
 			stored = tx.Get(bucketKeys, lookup)
 			return nil
-		})
+		}); err != nil {
+			return Principal{}, false, fmt.Errorf("tenant: read key: %w", err)
+		}
 		if k, ok = decodeKey(stored); !ok {
-			return Principal{}, false
+			return Principal{}, false, nil
 		}
 		r.mu.Lock()
 		r.known[string(lookup)] = k
@@ -60,10 +65,10 @@ func (r *Keyring) Authenticate(key string) (Principal, bool) {
 	}
 	// The secret part is only ever compared as a hash, in constant time.
 	if subtle.ConstantTimeCompare(HashKey(key), k.Hash) != 1 {
-		return Principal{}, false
+		return Principal{}, false, nil
 	}
 	r.touch(k.ID)
-	return Principal{TenantID: k.TenantID, KeyID: k.ID, KeyName: k.Name, KeyPrefix: k.Prefix, Test: k.Test}, true
+	return Principal{TenantID: k.TenantID, KeyID: k.ID, KeyName: k.Name, KeyPrefix: k.Prefix, Test: k.Test}, true, nil
 }
 
 // Forget drops a deleted key from the cache by its lookup id and ends what was

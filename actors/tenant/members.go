@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"time"
 
@@ -42,27 +43,30 @@ func hasMembership(tx *persistence.Tx, userID string) bool {
 	return found
 }
 
-// TenantsOf lists the tenants a person belongs to, the earliest joined first.
-func TenantsOf(store *persistence.Store, userID string) []string {
+// TenantsOf lists the tenants a person belongs to, the earliest joined first. err
+// is a failed store read (persistence.ErrUnavailable), never "belongs to none".
+func TenantsOf(store *persistence.Store, userID string) ([]string, error) {
 	type joined struct {
 		id string
 		at uint64
 	}
 	var all []joined
-	_ = store.View(func(tx *persistence.Tx) error {
+	if err := store.View(func(tx *persistence.Tx) error {
 		prefix := append([]byte(userID), 0)
 		tx.Scan(bucketUserTenants, prefix, false, func(k, v []byte) bool {
 			all = append(all, joined{string(k[len(prefix):]), persistence.ReadU64(v)})
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return nil, fmt.Errorf("tenant: tenants of %s: %w", userID, err)
+	}
 	sort.Slice(all, func(i, j int) bool { return all[i].at < all[j].at || (all[i].at == all[j].at && all[i].id < all[j].id) })
 	out := make([]string, len(all))
 	for i, j := range all {
 		out[i] = j.id
 	}
-	return out
+	return out, nil
 }
 
 // claim answers Claim. A refusal names no tenant: a wrong code or token is the
@@ -101,7 +105,7 @@ func NoClaim() *fault.Error {
 // listMembers answers ListMembers.
 func (a *Actor) listMembers() any {
 	var out []Member
-	_ = a.deps.Store.View(func(tx *persistence.Tx) error {
+	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
 		tx.Scan(bucketMembers, append([]byte(a.id), 0), false, func(_, v []byte) bool {
 			var m Member
 			if json.Unmarshal(v, &m) == nil {
@@ -110,7 +114,9 @@ func (a *Actor) listMembers() any {
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return fmt.Errorf("tenant: members of %s: %w", a.id, err) // not "no members"
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].JoinedAt.Before(out[j].JoinedAt) })
 	return out
 }

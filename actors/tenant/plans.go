@@ -158,18 +158,19 @@ func (b *Book) shard(id string) *bookShard {
 	return &b.shards[maphash.String(b.seed, id)%bookShards]
 }
 
-// Limits is the effective plan of tenantID; false when the tenant does not exist.
-func (b *Book) Limits(tenantID string) (Plan, bool) {
+// Limits is the effective plan of tenantID; false when the tenant does not exist;
+// err when the store did not answer (the plan is then unknown, not "none").
+func (b *Book) Limits(tenantID string) (Plan, bool, error) {
 	sh := b.shard(tenantID)
 	sh.mu.RLock()
 	p, ok := sh.m[tenantID]
 	sh.mu.RUnlock()
 	if ok {
-		return p, true
+		return p, true, nil
 	}
-	t, ok := Load(b.store, tenantID)
-	if !ok {
-		return Plan{}, false
+	t, ok, err := Load(b.store, tenantID)
+	if err != nil || !ok {
+		return Plan{}, false, err
 	}
 	p = b.plans.For(t)
 	sh.mu.Lock()
@@ -181,7 +182,7 @@ func (b *Book) Limits(tenantID string) (Plan, bool) {
 	}
 	sh.m[tenantID] = p
 	sh.mu.Unlock()
-	return p, true
+	return p, true, nil
 }
 
 // Forget drops a tenant's cached limits (after its plan changed).
@@ -203,15 +204,16 @@ func (b *Book) Len() int {
 	return n
 }
 
-// Load reads a tenant record.
-func Load(store *persistence.Store, id string) (Tenant, bool) {
-	var t Tenant
-	var ok bool
-	_ = store.View(func(tx *persistence.Tx) error {
+// Load reads a tenant record: ok false when it is not stored, err when the store
+// did not answer (never "not stored").
+func Load(store *persistence.Store, id string) (t Tenant, ok bool, err error) {
+	if err := store.View(func(tx *persistence.Tx) error {
 		t, ok = decodeTenant(tx.Get(bucketTenants, []byte(id)))
 		return nil
-	})
-	return t, ok
+	}); err != nil {
+		return Tenant{}, false, fmt.Errorf("tenant: load %s: %w", id, err)
+	}
+	return t, ok, nil
 }
 
 // NextMonth is the start of the UTC month after at's: when a monthly quota resets.

@@ -14,7 +14,7 @@ const SystemAgent = "system"
 // drive tells the page actors of the pending steps of pageID's workflow to publish.
 func (s *Service) drive(pageID string) {
 	var todo [][2]string // pageId, tenantId
-	_ = s.d.Store.View(func(tx *persistence.Tx) error {
+	if err := s.d.Store.View(func(tx *persistence.Tx) error {
 		gid := tx.Get(bucketMembers, []byte(pageID))
 		if gid == nil {
 			return nil
@@ -25,7 +25,9 @@ func (s *Service) drive(pageID string) {
 			return true
 		})
 		return nil
-	})
+	}); err != nil {
+		return // the store did not answer: the periodic Redrive publishes the step
+	}
 	s.publish(todo)
 }
 
@@ -34,7 +36,7 @@ func (s *Service) drive(pageID string) {
 // its pending step has already been removed by the commit that changed it.
 func (s *Service) Redrive() int {
 	var todo [][2]string
-	_ = s.d.Store.View(func(tx *persistence.Tx) error {
+	if err := s.d.Store.View(func(tx *persistence.Tx) error {
 		tx.Scan(bucketPending, nil, false, func(k, v []byte) bool {
 			if sep := indexByte(k, 0); sep >= 0 {
 				todo = append(todo, [2]string{string(k[sep+1:]), string(v)})
@@ -42,7 +44,9 @@ func (s *Service) Redrive() int {
 			return len(todo) < 10000
 		})
 		return nil
-	})
+	}); err != nil {
+		return 0 // the store did not answer: the next round tries again
+	}
 	s.publish(todo)
 	return len(todo)
 }

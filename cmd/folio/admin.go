@@ -301,7 +301,10 @@ func (l *localAdmin) createKey(id, name string, test bool) (map[string]any, erro
 }
 
 func (l *localAdmin) exportAudit(id string, w io.Writer) (int, error) {
-	if !tenant.Exists(l.store, id) {
+	if ok, err := tenant.Exists(l.store, id); err != nil || !ok {
+		if err != nil {
+			return 0, err
+		}
 		return 0, fmt.Errorf("tenant %s not found", id)
 	}
 	return tenant.ExportAudit(l.store, id, w)

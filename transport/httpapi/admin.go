@@ -157,7 +157,13 @@ func AdminKeyView(k tenant.Key, secret string) map[string]any {
 // Once the 200 is sent, a failure midway can only be logged.
 func (s *Server) adminExportAudit(w http.ResponseWriter, _ *http.Request, ps httprouter.Params) error {
 	id := ps.ByName("id")
-	if !validTenantID(id) || !tenant.Exists(s.store, id) {
+	if !validTenantID(id) {
+		return fault.Missing("tenant", id)
+	}
+	if ok, err := tenant.Exists(s.store, id); err != nil || !ok {
+		if err != nil {
+			return err // the store did not answer: 503, not 404
+		}
 		return fault.Missing("tenant", id)
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")

@@ -11,7 +11,12 @@ import (
 
 	"folio/actors/model/fault"
 	"folio/actors/registry"
+	"folio/persistence"
 )
+
+// retryUnavailable is the Retry-After of a 503 that does not know better: a store
+// or page that did not answer is usually back within a second or two.
+const retryUnavailable = "1"
 
 // statusOf maps the domain's error codes onto HTTP statuses (specification §7).
 var statusOf = map[string]int{
@@ -44,6 +49,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &fe):
 	case errors.Is(err, registry.ErrTimeout): // transient: the node or its store is slow or was paused
 		fe = fault.New(fault.Unavailable, "the page did not answer in time; try again", nil)
+	case errors.Is(err, persistence.ErrUnavailable): // transient: the store did not answer; the record may exist
+		s.log.Warn("store unavailable", slog.String("path", r.URL.Path), slog.Any("err", err))
+		fe = fault.StoreDown()
 	default:
 		s.log.Error("request failed", slog.String("path", r.URL.Path), slog.Any("err", err))
 		fe = fault.New(fault.Internal, "internal error", nil)
@@ -55,6 +63,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	details := fe.Details
 	if details == nil {
 		details = map[string]any{}
+	}
+	// Every 503 says when to try again (a refusal that knows better set it already).
+	if status == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", retryUnavailable)
 	}
 	if fe.Code == fault.RateLimited && s.metrics != nil {
 		limit, _ := details["limit"].(string)

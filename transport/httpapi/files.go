@@ -255,7 +255,10 @@ func (rt *realtime) serveBlob(w http.ResponseWriter, r *http.Request, _ httprout
 	if !ok || !known || !rt.d.Blobs.Verify(sig, "get", key, rt.now(), who) {
 		return forbidden("the download address is not valid or has expired")
 	}
-	f := page.FileByStorageKey(rt.store, key)
+	f, err := page.FileByStorageKey(rt.store, key)
+	if err != nil {
+		return err // the store did not answer: 503, not 404
+	}
 	if f == nil {
 		return fault.Missing("file", key)
 	}

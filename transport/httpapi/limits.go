@@ -108,15 +108,26 @@ func (s *Server) guard(path string, h handler) handler {
 			return h(w, r, ps)
 		}
 		if token, ok := bearer(r); ok && tenant.IsAPIKey(token) {
-			if who, ok := s.keys.Authenticate(token); ok {
-				plan, _ := t.Book.Limits(who.TenantID)
+			who, ok, err := s.keys.Authenticate(token)
+			if err != nil {
+				return err // the store did not answer: 503, never 401
+			}
+			if ok {
+				plan, _, err := t.Book.Limits(who.TenantID)
+				if err != nil {
+					return err
+				}
 				if err := admit(w, plan.Name, "tenant", t.tenants.Take(who.TenantID, plan.RequestsPerMinute)); err != nil {
 					return err
 				}
 				return h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)), ps)
 			}
 		}
-		if uid := s.personOf(r); uid != "" {
+		uid, err := s.personOf(r)
+		if err != nil {
+			return err
+		}
+		if uid != "" {
 			// A signed-in person has a bucket of their own (people behind one
 			// address do not share one), at the people's rate.
 			if err := admit(w, "person", "person", t.people.Take(uid, t.PersonPerMinute)); err != nil {
@@ -137,24 +148,25 @@ func (s *Server) guard(path string, h handler) handler {
 	}
 }
 
-// personOf is the user id of a request's live session (bearer or cookie), "".
-func (s *Server) personOf(r *http.Request) string {
+// personOf is the user id of a request's live session (bearer or cookie), "" when
+// there is none; err is a store that did not answer.
+func (s *Server) personOf(r *http.Request) (string, error) {
 	token, ok := bearer(r)
 	if !ok {
 		c, err := r.Cookie(SessionCookie)
 		if err != nil {
-			return ""
+			return "", nil
 		}
 		token = c.Value
 	}
 	if !people.IsSessionToken(token) {
-		return ""
+		return "", nil
 	}
-	sess, _, ok := s.people.Session(token)
-	if !ok {
-		return ""
+	sess, _, ok, err := s.people.Session(token)
+	if err != nil || !ok {
+		return "", err
 	}
-	return sess.UserID
+	return sess.UserID, nil
 }
 
 // admit writes the rate headers and, when the request is refused, returns the 429.
@@ -190,7 +202,10 @@ func (s *Server) reserveQuota(w http.ResponseWriter, r *http.Request, who tenant
 	if t == nil || !t.Enforce || who.Test {
 		return q, nil
 	}
-	plan, found := t.Book.Limits(who.TenantID)
+	plan, found, err := t.Book.Limits(who.TenantID)
+	if err != nil {
+		return nil, err // the store did not answer: 503, not "no quota"
+	}
 	if !found || plan.PagesPerMonth <= 0 {
 		return q, nil
 	}

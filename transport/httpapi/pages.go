@@ -196,11 +196,18 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	// actor.auth_token is a person's session token: the action is theirs, verified,
 	// whoever sends the request (an agent relaying a person's decision).
 	if req.Actor != nil && req.Actor.AuthToken != "" {
-		sess, _, ok := s.people.Session(req.Actor.AuthToken)
+		sess, _, ok, err := s.people.Session(req.Actor.AuthToken)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			return fault.New(fault.Unauthorized, "actor.auth_token is not a live session token", map[string]any{"field": "actor.auth_token"})
 		}
-		v = Credential{Session: &sess, Tenants: tenant.TenantsOf(s.store, sess.UserID)}.Viewer()
+		tenants, err := tenant.TenantsOf(s.store, sess.UserID)
+		if err != nil {
+			return err
+		}
+		v = Credential{Session: &sess, Tenants: tenants}.Viewer()
 	}
 	var msg any = &page.Act{Viewer: v, ActionID: ps.ByName("actionId"), Req: &req}
 	if v.TenantID != "" {

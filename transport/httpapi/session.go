@@ -50,15 +50,25 @@ func (c Credential) Viewer() page.Viewer {
 func (s *Server) CredentialOf(w http.ResponseWriter, r *http.Request) (Credential, error) {
 	if token, ok := bearer(r); ok {
 		if people.IsSessionToken(token) {
-			sess, _, ok := s.people.Session(token)
+			sess, _, ok, err := s.people.Session(token)
+			if err != nil {
+				return Credential{}, err // the store did not answer: 503, never 401
+			}
 			if !ok {
 				return Credential{}, fault.New(fault.Unauthorized, "the session token is invalid, expired or ended", nil)
 			}
-			return Credential{Session: &sess, Token: token, Tenants: tenant.TenantsOf(s.store, sess.UserID)}, nil
+			tenants, err := tenant.TenantsOf(s.store, sess.UserID)
+			if err != nil {
+				return Credential{}, err
+			}
+			return Credential{Session: &sess, Token: token, Tenants: tenants}, nil
 		}
 		who, ok := principalFrom(r)
 		if !ok {
-			who, ok = s.keys.Authenticate(token)
+			var err error
+			if who, ok, err = s.keys.Authenticate(token); err != nil {
+				return Credential{}, err // the store did not answer: 503, never 401
+			}
 		}
 		if !ok {
 			return Credential{}, fault.New(fault.Unauthorized, "the API key is invalid or was revoked", nil)
@@ -69,14 +79,21 @@ func (s *Server) CredentialOf(w http.ResponseWriter, r *http.Request) (Credentia
 	if err != nil || c.Value == "" {
 		return Credential{}, nil
 	}
-	sess, extended, ok := s.people.Session(c.Value)
+	sess, extended, ok, err := s.people.Session(c.Value)
+	if err != nil {
+		return Credential{}, err // the store did not answer: not signed out
+	}
 	if !ok {
 		return Credential{}, nil
+	}
+	tenants, err := tenant.TenantsOf(s.store, sess.UserID)
+	if err != nil {
+		return Credential{}, err
 	}
 	if extended && w != nil {
 		s.SetSessionCookie(w, r, c.Value, sess.ExpiresAt)
 	}
-	return Credential{Session: &sess, Token: c.Value, Cookie: true, Tenants: tenant.TenantsOf(s.store, sess.UserID)}, nil
+	return Credential{Session: &sess, Token: c.Value, Cookie: true, Tenants: tenants}, nil
 }
 
 // viewerOf is who asks on a route open to people holding the page link: nobody, a
@@ -141,8 +158,9 @@ func (s *Server) secure(r *http.Request) bool {
 
 // AccountEmail is the verified address an account has now (it follows the
 // identity provider: people.SignIn), for screens that list members by a record
-// made when they joined.
+// made when they joined. false when the account is not found or the store did not
+// answer: the screen then shows the address recorded when they joined.
 func (s *Server) AccountEmail(userID string) (string, bool) {
-	u, ok := s.people.User(userID)
-	return u.Email, ok
+	u, ok, err := s.people.User(userID)
+	return u.Email, ok && err == nil
 }

@@ -105,14 +105,20 @@ func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credentia
 	msg := &tenant.Claim{Person: tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email}}
 	var tenantID string
 	if key != "" {
-		who, ok := si.keys.Authenticate(key)
+		who, ok, err := si.keys.Authenticate(key)
+		if err != nil {
+			return tenant.Tenant{}, err // the store did not answer: 503, not "no such key"
+		}
 		if !ok {
 			si.budget.fail("key")
 			return tenant.Tenant{}, fault.New(fault.NotFound, "no agent account has this key: check that you pasted the whole key", map[string]any{"field": "key"})
 		}
 		tenantID = who.TenantID
 	} else {
-		id, ok := tenant.TenantOfClaimToken(si.store, token)
+		id, ok, err := tenant.TenantOfClaimToken(si.store, token)
+		if err != nil {
+			return tenant.Tenant{}, err // the store did not answer: 503, not "no such claim"
+		}
 		if !ok {
 			si.budget.fail("code")
 			return tenant.Tenant{}, tenant.NoClaim()

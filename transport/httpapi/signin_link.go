@@ -118,8 +118,18 @@ func (si *signin) deliverLink(ctx context.Context, j mailJob) {
 	title := ""
 	if j.pageID != "" {
 		v := page.Viewer{Person: j.email, Method: page.AuthMagicLink}
-		if u, ok := si.people.UserByEmail(j.email); ok {
-			v.Tenants = tenant.TenantsOf(si.store, u.ID)
+		u, ok, err := si.people.UserByEmail(j.email)
+		if err != nil { // not "no account": send nothing rather than decide on a failed read
+			si.log.Warn("no sign-in link sent: the store did not answer", "page", j.pageID, "err", err.Error())
+			return
+		}
+		if ok {
+			tenants, err := tenant.TenantsOf(si.store, u.ID)
+			if err != nil { // not "belongs to none": send nothing rather than decide on a failed read
+				si.log.Warn("no sign-in link sent: the store did not answer", "page", j.pageID, "err", err.Error())
+				return
+			}
+			v.Tenants = tenants
 		}
 		res, err := registry.Call[*page.Admitted](ctx, si.pages, j.pageID, &page.Admits{Viewer: v})
 		if err != nil {

@@ -142,7 +142,11 @@ func (si *signin) oauthCallback(w http.ResponseWriter, r *http.Request, ps httpr
 		return err
 	}
 	to := flow.Redirect
-	if len(tenant.TenantsOf(si.store, u.ID)) == 0 {
+	tenants, err := tenant.TenantsOf(si.store, u.ID)
+	if err != nil {
+		return err // the store did not answer: not "has no workspace"
+	}
+	if len(tenants) == 0 {
 		reg, err := registry.Call[*tenant.Registered](r.Context(), si.tenants, ids.New("ten"), &tenant.Register{
 			Name: workspaceName(u), Plan: si.d.DefaultPlan, OwnerEmail: u.Email,
 			Owner: &tenant.Member{UserID: u.ID, Email: u.Email}})

@@ -54,7 +54,10 @@ type Config struct {
 	RenderMaxPageBytes    int           // bytes of block HTML one review page draws at most; 0: render.DefaultMaxPageBytes
 	ExpiryEvery           time.Duration
 	Now                   func() time.Time
-	Log                   *slog.Logger
+	// ReadFault, when set, is asked before every store read; an error it returns
+	// fails the read as a store that did not answer would. Tests only.
+	ReadFault func() error
+	Log       *slog.Logger
 
 	// Tenancy: plans, rate limits, quotas, operators (tenancy.go).
 	// EnforceLimits turns on per-tenant and per-address request rates and the monthly
@@ -253,7 +256,7 @@ func Open(cfg Config) (*Node, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := newNodeMetrics(reg)
-	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit})
+	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit, ReadFault: cfg.ReadFault})
 	if err != nil {
 		return nil, err
 	}

@@ -20,7 +20,9 @@ func (n *Node) tenancyArea(pd *page.Deps) area {
 	if cfg.EnforceLimits {
 		// The plan's storage quota, checked by pages when files are stored.
 		pd.StorageQuota = func(tenantID string) int64 {
-			p, _ := book.Limits(tenantID)
+			// A store that did not answer leaves the quota unknown (0: unchecked);
+			// the commit that would store the file needs the same store anyway.
+			p, _, _ := book.Limits(tenantID)
 			return p.StorageBytes
 		}
 	}

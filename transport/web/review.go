@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"errors"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/page"
+	"folio/persistence"
 	"folio/transport/web/render"
 )
 
@@ -316,13 +318,18 @@ func decideOf(p *page.Page, status string) decideView {
 // failed answers an error that is not the viewer's doing.
 func (s *Site) failed(w http.ResponseWriter, r *http.Request, err error) {
 	s.c.Log.Error("page for people failed", slog.String("path", r.URL.Path), slog.Any("err", err))
+	status := http.StatusInternalServerError
+	if errors.Is(err, persistence.ErrUnavailable) { // transient: the page may well exist
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "1")
+	}
 	buf := getBuf()
 	defer putBuf(buf)
 	if s.execute(buf, "oops", s.shell("Something went wrong")) != nil {
-		http.Error(w, "Something went wrong.", http.StatusInternalServerError)
+		http.Error(w, "Something went wrong.", status)
 		return
 	}
-	s.writeHTML(w, r, http.StatusInternalServerError, buf.Bytes())
+	s.writeHTML(w, r, status, buf.Bytes())
 }
 
 // notFound is the friendly 404 page.

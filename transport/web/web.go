@@ -101,7 +101,11 @@ type Site struct {
 
 // short is /s/:code: 302 to the page (404 for an unknown code or a draft).
 func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	id, ok := page.ResolveShortCode(s.c.Store, ps.ByName("code"))
+	id, ok, err := page.ResolveShortCode(s.c.Store, ps.ByName("code"))
+	if err != nil {
+		s.failed(w, r, err) // the store did not answer: "try again", not "not found"
+		return
+	}
 	if ok {
 		o, err := s.open(r, id)
 		ok = err == nil && o != nil
@@ -129,7 +133,7 @@ func (s *Site) open(r *http.Request, id string) (*page.Opened, error) {
 	switch {
 	case err == nil:
 		return o, nil
-	case errors.Is(err, registry.ErrTimeout) || r.Context().Err() != nil:
+	case errors.Is(err, registry.ErrTimeout) || errors.Is(err, persistence.ErrUnavailable) || r.Context().Err() != nil:
 		return nil, err
 	}
 	return nil, nil // not found for this viewer (a draft, another tenant's): one friendly 404

@@ -52,6 +52,13 @@ func Missing(kind, id string) *Error {
 	return New(NotFound, kind+" not found", map[string]any{"resource": kind, "id": id})
 }
 
+// StoreDown is the 503 for a request whose store read or write failed (the store
+// did not answer: a PostgreSQL restart, a dropped connection). It is never a 401
+// or a 404: the record may well exist. The transport adds Retry-After.
+func StoreDown() *Error {
+	return New(Unavailable, "the store did not answer; try again", map[string]any{"reason": "store"})
+}
+
 // State is a 409 for an operation the current status does not allow.
 func State(op, status string) *Error {
 	return New(Conflict, fmt.Sprintf("cannot %s a page that is %s", op, status), map[string]any{"status": status})

@@ -1,0 +1,45 @@
+package persistence
+
+import (
+	"errors"
+	"testing"
+)
+
+// A failed read is told apart from an absent record and from the reader's own
+// error: only the store's failure is ErrUnavailable.
+func TestViewTellsAFailedReadFromAnAbsentRecord(t *testing.T) {
+	var failing bool
+	down := errors.New("injected: connection reset")
+	s, err := Open(t.TempDir(), Options{ReadFault: func() error {
+		if failing {
+			return down
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+
+	var got []byte
+	if err := s.View(func(tx *Tx) error { got = tx.Get("b", []byte("absent")); return nil }); err != nil || got != nil {
+		t.Fatalf("absent record: %q, %v; want nil and no error", got, err)
+	}
+	mine := errors.New("the reader's own")
+	if err := s.View(func(*Tx) error { return mine }); err != mine {
+		t.Fatalf("the reader's error came back as %v, want it as is", err)
+	}
+	failing = true
+	ran := false
+	err = s.View(func(*Tx) error { ran = true; return nil })
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, down) || ran {
+		t.Fatalf("failed read = %v (ran %v); want ErrUnavailable wrapping the cause, the reader not run", err, ran)
+	}
+	failing = false
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.View(func(*Tx) error { return nil }); !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrClosed) {
+		t.Fatalf("View after Close = %v, want ErrUnavailable and ErrClosed", err)
+	}
+}
