@@ -48,6 +48,13 @@ func request(c net.Conn, r *bufio.Reader) (string, error) {
 	return res.Status, nil
 }
 
+// waitingIn is how many connections the guard counts as waiting for headers.
+func waitingIn(g *headerGuard) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.waiting)
+}
+
 // TestHeaderGuardCountsIdleKeepAlivesAndFreesClosedOnes: connections that sit
 // idle between requests count as waiting for headers, like new ones; past the
 // bound a new connection is answered 429 and closed; one that closes frees its
@@ -66,6 +73,13 @@ func TestHeaderGuardCountsIdleKeepAlivesAndFreesClosedOnes(t *testing.T) {
 			t.Fatalf("a request: %q %v", st, err)
 		}
 		idle = append(idle, c) // now idle, kept alive
+	}
+	// net/http marks a connection idle after writing its response, which the
+	// client may read first: wait until both count as waiting.
+	for deadline := time.Now().Add(5 * time.Second); waitingIn(g) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("two idle keep-alive connections: %d counted as waiting", waitingIn(g))
+		}
 	}
 	refusedBefore := g.refused.Load()
 	c, err := net.Dial("tcp", addr)
