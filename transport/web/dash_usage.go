@@ -38,6 +38,7 @@ type usageView struct {
 	PlanName       string
 	RequestsLimit  int    // per minute; 0: unlimited
 	Storage        string // stored bytes against the plan's storage quota, in words
+	StorageParts   string // what the stored bytes are: files and the agent event log
 	Enforced       bool
 	Period         string
 	PeriodLinks    []filterLink
@@ -90,10 +91,11 @@ func (s *Site) usageScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 	// with none, the score reports both as 0, which is not "decided at once".
 	v.Decided = q.DecisionSpeed > 0 || q.AvgDecisionTimeMinutes > 0
 	v.DecisionTime = hoursText(q.AvgDecisionTimeMinutes/60, v.Decided)
-	v.Storage = page.HumanBytes(t.Stored.Total()) + " stored (files " + page.HumanBytes(t.Stored.Files) + ", event log " + page.HumanBytes(t.Stored.Events) + ")"
+	v.Storage = page.HumanBytes(t.Stored.Total()) + " stored"
 	if plan.StorageBytes > 0 {
 		v.Storage += " of " + page.HumanBytes(plan.StorageBytes)
 	}
+	v.StorageParts = "files " + page.HumanBytes(t.Stored.Files) + ", event log " + page.HumanBytes(t.Stored.Events)
 	if v.PlanName == "" {
 		v.PlanName = plan.Name
 	}
