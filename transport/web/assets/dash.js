@@ -27,11 +27,21 @@
 
   // Redraw the inbox list from its fragment; focus stays where it was when the same
   // control still exists (by the form's action), else on the list's status line.
+  // A redraw a live event asks for keeps the focus of a person inside the list too,
+  // and a redraw asked for while one is in flight runs after it (the one in flight
+  // may have fetched the list before the person's own change).
   var refreshing = null;
   function refreshList(focusAction) {
     var box = $("#inbox-list"), list = box && $(".inbox", box);
     if (!list) return Promise.resolve();
-    if (refreshing) return refreshing;
+    if (!focusAction) {
+      var had = document.activeElement, form = had && box.contains(had) && had.closest ? had.closest("form") : null;
+      focusAction = form ? form.getAttribute("action") : null;
+    }
+    if (refreshing) {
+      var want = focusAction;
+      return refreshing.then(function () { return refreshList(want); });
+    }
     refreshing = fetch(list.getAttribute("data-self"), { headers: { Accept: "text/html" }, credentials: "same-origin" })
       .then(function (r) { if (!r.ok) throw new Error(String(r.status)); return r.text(); })
       .then(function (html) {
