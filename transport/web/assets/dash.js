@@ -31,6 +31,28 @@
   // and a redraw asked for while one is in flight runs after it (the one in flight
   // may have fetched the list before the person's own change).
   var refreshing = null;
+
+  // merge brings the list in the page to fresh while leaving every entry that did
+  // not change as the very node it was: a live event about one page does not take
+  // the button from under a person's pointer, their focus or their screen reader.
+  function merge(list, fresh, box) {
+    var ul = $(".entries", list), nu = $(".entries", fresh);
+    if (!ul || !nu) { box.replaceChild(fresh, list); return; }
+    Array.prototype.forEach.call(fresh.attributes, function (a) { list.setAttribute(a.name, a.value); });
+    var at = ul.firstElementChild;
+    Array.prototype.slice.call(nu.children).forEach(function (li) {
+      var had = li.id ? document.getElementById(li.id) : null;
+      var keep = had && had.parentNode === ul && had.isEqualNode(li) ? had : li;
+      if (keep === at) { at = at.nextElementSibling; return; }
+      if (had && keep !== had) { if (had === at) at = at.nextElementSibling; had.remove(); }
+      ul.insertBefore(keep, at);
+    });
+    while (at) { var next = at.nextElementSibling; at.remove(); at = next; }
+    [".list-range", ".pager"].forEach(function (sel) {
+      var mine = $(sel, list), theirs = $(sel, fresh);
+      if (mine && theirs && !mine.isEqualNode(theirs)) mine.replaceWith(theirs);
+    });
+  }
   function refreshList(focusAction) {
     var box = $("#inbox-list"), list = box && $(".inbox", box);
     if (!list) return Promise.resolve();
@@ -49,8 +71,8 @@
         tpl.innerHTML = html;
         var fresh = tpl.content.firstElementChild;
         if (!fresh) return;
-        box.replaceChild(fresh, $(".inbox", box));
         if (window.folioTimes) window.folioTimes(fresh);
+        merge($(".inbox", box), fresh, box);
         unread(parseInt(fresh.getAttribute("data-unread"), 10) || 0);
         if (focusAction) {
           var again = box.querySelector('form[action="' + focusAction + '"] button');
