@@ -5,12 +5,12 @@ GO      ?= go
 DATA    ?=
 ADDR    ?=
 
-# Linters at pinned versions (.ci/run installs them; lint installs them when missing).
+# Linters at pinned versions (.ci/deps installs them, as everything else make test needs).
 STATICCHECK_VERSION ?= v0.8.2
 ERRCHECK_VERSION    ?= v1.10.0
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: run test build vet lint fmt bench bench-go cluster
+.PHONY: run test deps build vet lint fmt bench bench-go cluster
 
 ## run: start the server with embedded bbolt under ./data (nothing else to set up)
 run:
@@ -22,18 +22,21 @@ NODES   ?=
 cluster: build
 	./folio cluster $(if $(NODES),--nodes $(NODES))
 
-## test: gofmt, go vet, staticcheck and errcheck, then every test with the race detector,
-## then the domain and API suites again on PostgreSQL (a server the tests start: pgtest)
-test: vet lint
+## test: installs what is missing (deps), then gofmt, go vet, staticcheck and errcheck, then every
+## test with the race detector, then the domain and API suites again on PostgreSQL (a server the tests start: pgtest)
+test: deps vet lint
 	$(GO) test -race -count=1 -timeout 20m ./...
 	FOLIO_TEST_STORE=pg $(GO) test -race -count=1 -timeout 20m ./actors/... ./transport/...
 
 ## lint: staticcheck, and errcheck (no dropped errors; .ci/errcheck-excludes.txt lists the deliberate ones)
-lint:
-	@test -x $(GOBIN_DIR)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
-	@test -x $(GOBIN_DIR)/errcheck || $(GO) install github.com/kisielk/errcheck@$(ERRCHECK_VERSION)
+lint: deps
 	$(GOBIN_DIR)/staticcheck ./...
 	$(GOBIN_DIR)/errcheck -ignoretests -exclude .ci/errcheck-excludes.txt ./...
+
+## deps: what the tests need on a fresh Debian machine (chromium, PostgreSQL, nginx, npm packages, the
+## pinned Go tools), installed when missing; without root it says in one line what to run
+deps:
+	@.ci/deps
 
 vet:
 	@test -z "$$(gofmt -l cmd actors transport persistence bench 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l cmd actors transport persistence bench; exit 1; }

@@ -14,7 +14,7 @@ import (
 )
 
 // inspectorVersion is the @modelcontextprotocol/inspector the conformance test
-// runs (.ci/run installs it; the test installs it when it is missing).
+// runs (make deps installs it; the test installs it when it is missing).
 const inspectorVersion = "2.12.0"
 
 // TestMCPOverStdioWithTheBuiltBinary: an MCP client starts `folio mcp` as a
@@ -130,7 +130,7 @@ func TestMCPInspectorListsAndCallsTools(t *testing.T) {
 	}
 }
 
-// inspectorBinary is the inspector's CLI: under $FOLIO_INSPECTOR_DIR (.ci/run puts
+// inspectorBinary is the inspector's CLI: under $FOLIO_INSPECTOR_DIR (make deps puts
 // it there), else installed with npm into the user's cache.
 func inspectorBinary(t *testing.T) string {
 	t.Helper()

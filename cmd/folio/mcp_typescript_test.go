@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// tsSDKVersion is the official MCP TypeScript SDK the test drives (.ci/run
+// tsSDKVersion is the official MCP TypeScript SDK the test drives (make deps
 // installs it; the test installs it when it is missing).
 const tsSDKVersion = "1.32.2"
 
@@ -84,7 +84,7 @@ func TestTheTypeScriptSDKWithDefaultOptionsGetsADecisionTakenAfterItsTimeout(t *
 }
 
 // tsSDK is the directory where @modelcontextprotocol/sdk is installed: under
-// $FOLIO_TS_SDK_DIR (.ci/run puts it there), else installed with npm into the
+// $FOLIO_TS_SDK_DIR (make deps puts it there), else installed with npm into the
 // user's cache.
 func tsSDK(t *testing.T) string {
 	t.Helper()

@@ -15,7 +15,7 @@ import (
 func TestTheREADMEWalkThroughRuns(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed to run the README walk-through (.ci/run installs it)", tool)
+			t.Fatalf("%s is needed to run the README walk-through (make deps installs it)", tool)
 		}
 	}
 	readme, err := os.ReadFile("../../README.md")

@@ -25,7 +25,7 @@ import (
 )
 
 // oapiCodegenVersion is the generator the test builds a client with (installed by
-// .ci/run; the test installs it itself when it is missing).
+// make deps; the test installs it itself when it is missing).
 const oapiCodegenVersion = "v2.8.2"
 
 func TestOpenAPI30RenderingIsAValid30DocumentOfEveryRoute(t *testing.T) {

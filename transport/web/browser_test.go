@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// These tests drive a real headless Chromium (Debian's chromium; .ci/run installs
+// These tests drive a real headless Chromium (Debian's chromium; make deps installs
 // it) against a real server: what they assert is what a person sees. One browser
 // serves the whole package; every test gets a browser context of its own (its own
 // storage), and waits for conditions rather than sleeping.
@@ -30,7 +30,7 @@ var browser context.Context
 func TestMain(m *testing.M) {
 	path := chromiumPath()
 	if path == "" {
-		fmt.Fprintln(os.Stderr, "the browser tests need Chromium: apt-get install chromium (.ci/run does)")
+		fmt.Fprintln(os.Stderr, "the browser tests need Chromium: apt-get install chromium (make deps does)")
 		os.Exit(1)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
