@@ -1,4 +1,4 @@
-// Package servertest starts whole Folio nodes behind real HTTP servers for tests:
+// Package nodetest starts whole Folio nodes behind real HTTP servers for tests:
 // every area's end-to-end tests use it.
 package nodetest
 
