@@ -11,6 +11,7 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/registry"
+	"folio/transport/status"
 )
 
 // maxFormBody bounds a decision posted without JavaScript (the API's body limit).
@@ -84,7 +85,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 			s.notFound(w, r)
 			return
 		}
-		s.show(w, r, o, statusOf(fe), problemOf(fe))
+		s.show(w, r, o, status.Code(fe), problemOf(fe))
 		return
 	}
 	http.Redirect(w, r, "/p/"+url.PathEscape(id)+"#state", http.StatusSeeOther)
@@ -132,25 +133,6 @@ func (s *Site) confirm(w http.ResponseWriter, r *http.Request, p *page.Page, a p
 		return
 	}
 	s.writeHTML(w, r, http.StatusOK, buf.Bytes())
-}
-
-// statusOf is the HTTP status of a refusal shown as a page.
-func statusOf(fe *fault.Error) int {
-	switch fe.Code {
-	case fault.Invalid:
-		return http.StatusBadRequest
-	case fault.Unauthorized:
-		return http.StatusUnauthorized
-	case fault.Forbidden:
-		return http.StatusForbidden
-	case fault.NotFound:
-		return http.StatusNotFound
-	case fault.Conflict:
-		return http.StatusConflict
-	case fault.RateLimited:
-		return http.StatusTooManyRequests
-	}
-	return http.StatusInternalServerError
 }
 
 // problemOf turns a refusal into what the page shows: its message and, for form

@@ -11,6 +11,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/transport/httpapi"
+	"folio/transport/status"
 )
 
 // claimView is the claim page: sign in first, then confirm the agent's claim code
@@ -74,7 +75,7 @@ func (s *Site) claim(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 	case errors.As(err, &fe):
 		v := claimView{Shell: s.shell("Claim an agent"), Code: r.PostFormValue("code"), Token: r.PostFormValue("token"), Problem: fe.Message}
 		v.Me = me
-		s.render(w, r, statusOf(fe), "claim", v)
+		s.render(w, r, status.Code(fe), "claim", v)
 	default:
 		s.failed(w, r, err)
 	}

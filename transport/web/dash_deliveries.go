@@ -16,6 +16,7 @@ import (
 	"folio/actors/callback"
 	"folio/actors/model/fault"
 	"folio/transport/httpapi"
+	"folio/transport/status"
 )
 
 // The delivery log: every callback and notification the workspace's pages caused,
@@ -393,7 +394,7 @@ func (s *Site) retryDelivery(w http.ResponseWriter, r *http.Request, ps httprout
 	case errors.As(err, &fe):
 		v := s.deliveryOf(d, before, "")
 		v.Problem = fe.Message
-		s.render(w, r, statusOf(fe), "delivery", v)
+		s.render(w, r, status.Code(fe), "delivery", v)
 		return
 	case err != nil:
 		s.failed(w, r, err)

@@ -11,6 +11,7 @@ import (
 
 	"folio/actors/inbox"
 	"folio/actors/model/fault"
+	"folio/transport/status"
 )
 
 // inboxPageSize is how many entries one screen of the inbox lists.
@@ -200,7 +201,7 @@ func (s *Site) inboxChange(w http.ResponseWriter, r *http.Request, ps httprouter
 	case err == nil:
 		http.Redirect(w, r, s.safeNext(r.PostFormValue("back")), http.StatusSeeOther)
 	case errors.As(err, &fe):
-		s.notice(w, r, statusOf(fe), "That did not work", fe.Message)
+		s.notice(w, r, status.Code(fe), "That did not work", fe.Message)
 	default:
 		s.failed(w, r, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/transport/httpapi"
+	"folio/transport/status"
 )
 
 // The keys screen: the workspace's API keys, the form that makes one, and revoking
@@ -155,14 +156,14 @@ func (s *Site) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		case "mode":
 			form.ModeError = msg
 		default:
-			s.notice(w, r, statusOf(fe), "The key was not made", fe.Message)
+			s.notice(w, r, status.Code(fe), "The key was not made", fe.Message)
 			return
 		}
 		if form.Mode != "test" {
 			form.Mode = "live"
 		}
 		v.Form = form
-		s.render(w, r, statusOf(fe), "keys", v)
+		s.render(w, r, status.Code(fe), "keys", v)
 		return
 	}
 	v.New = &newKeyView{Name: created.Key.Name, Mode: keyMode(created.Key.Test), Secret: created.Secret}
@@ -230,7 +231,7 @@ func (s *Site) revokeKey(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	case errors.As(err, &fe) && fe.Code == fault.NotFound:
 		s.notice(w, r, http.StatusNotFound, "No such key", "This workspace has no such key: it may have been revoked already.")
 	case errors.As(err, &fe):
-		s.notice(w, r, statusOf(fe), "The key was not revoked", fe.Message)
+		s.notice(w, r, status.Code(fe), "The key was not revoked", fe.Message)
 	default:
 		s.failed(w, r, err)
 	}

@@ -14,6 +14,7 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/registry"
+	"folio/transport/status"
 	"folio/transport/web/chart"
 )
 
@@ -424,7 +425,7 @@ func (s *Site) pageChange(w http.ResponseWriter, r *http.Request, id string, op 
 	case errors.As(err, &fe) && fe.Code == fault.NotFound:
 		s.notFound(w, r)
 	case errors.As(err, &fe):
-		s.showPage(w, r, d, id, statusOf(fe), refusal(op, fe))
+		s.showPage(w, r, d, id, status.Code(fe), refusal(op, fe))
 	default:
 		s.failed(w, r, err)
 	}

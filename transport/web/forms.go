@@ -14,10 +14,11 @@ func (s *Site) readForm(w http.ResponseWriter, r *http.Request) bool {
 	if err := r.ParseForm(); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			http.Error(w, "The form is larger than 1 MiB.", http.StatusRequestEntityTooLarge)
+			s.notice(w, r, http.StatusRequestEntityTooLarge, "That was too large",
+				"The form is larger than 1 MiB. Go back, shorten the longest answers and send it again.")
 			return false
 		}
-		http.Error(w, "The form could not be read.", http.StatusBadRequest)
+		s.notice(w, r, http.StatusBadRequest, "The form could not be read", "Go back to the page and send it again from there.")
 		return false
 	}
 	return true

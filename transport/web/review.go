@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"errors"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -12,7 +11,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/page"
-	"folio/persistence"
+	"folio/transport/status"
 	"folio/transport/web/render"
 )
 
@@ -315,21 +314,40 @@ func decideOf(p *page.Page, status string) decideView {
 	return d
 }
 
-// failed answers an error that is not the viewer's doing.
+// failed shows err as a page with the status the API gives the same error
+// (transport/status): a store or actor that did not answer is 503 try again, a
+// refusal is its own status with its message, anything else 500 (logged in full).
 func (s *Site) failed(w http.ResponseWriter, r *http.Request, err error) {
-	s.c.Log.Error("page for people failed", slog.String("path", r.URL.Path), slog.Any("err", err))
-	status := http.StatusInternalServerError
-	if errors.Is(err, persistence.ErrUnavailable) { // transient: the page may well exist
-		status = http.StatusServiceUnavailable
-		w.Header().Set("Retry-After", "1")
+	fe, code, internal := status.Of(err)
+	v := noticeView{Heading: "Something went wrong", Message: "The page could not be shown just now. Reloading in a moment usually helps."}
+	switch {
+	case internal:
+		s.c.Log.Error("page for people failed", slog.String("path", r.URL.Path), slog.Any("err", err))
+	case code == http.StatusServiceUnavailable:
+		s.c.Log.Warn("page for people unavailable", slog.String("path", r.URL.Path), slog.Any("err", err))
+		w.Header().Set("Retry-After", status.RetryAfter)
+		v.Heading, v.Message = "Folio is busy", "It did not answer in time. Nothing was lost: try again in a moment."
+	case code == http.StatusRequestEntityTooLarge:
+		v.Heading, v.Message = "That was too large", sentence(fe.Message)+" Go back and send less."
+	default:
+		v.Heading, v.Message = "That did not work", sentence(fe.Message)
 	}
+	v.Shell = s.shell(v.Heading)
 	buf := getBuf()
 	defer putBuf(buf)
-	if s.execute(buf, "oops", s.shell("Something went wrong")) != nil {
-		http.Error(w, "Something went wrong.", status)
+	if s.execute(buf, "notice", v) != nil { // not s.render: it fails here
+		http.Error(w, v.Message, code)
 		return
 	}
-	s.writeHTML(w, r, status, buf.Bytes())
+	s.writeHTML(w, r, code, buf.Bytes())
+}
+
+// sentence is a refusal's message as a sentence a person reads.
+func sentence(msg string) string {
+	if msg == "" {
+		return "The request was refused."
+	}
+	return strings.ToUpper(msg[:1]) + msg[1:] + "."
 }
 
 // notFound is the friendly 404 page.

@@ -9,6 +9,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
+	"folio/transport/status"
 )
 
 // loginView is the sign-in page: the way in, and what happened last (a link that
@@ -83,7 +84,7 @@ func (s *Site) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		s.render(w, r, http.StatusOK, "login", v)
 	case errors.As(err, &fe):
 		v.Shell.Title, v.Problem = "Sign in", fe.Message
-		s.render(w, r, statusOf(fe), "login", v)
+		s.render(w, r, status.Code(fe), "login", v)
 	default:
 		s.failed(w, r, err)
 	}
@@ -101,7 +102,7 @@ func (s *Site) oauth(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 		http.Redirect(w, r, to, http.StatusSeeOther)
 	case errors.As(err, &fe):
 		v := loginView{Shell: s.shell("Sign in"), SignIn: s.signinBox("", "/"), Problem: fe.Message}
-		s.render(w, r, statusOf(fe), "login", v)
+		s.render(w, r, status.Code(fe), "login", v)
 	default:
 		s.failed(w, r, err)
 	}
