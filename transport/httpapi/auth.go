@@ -20,12 +20,9 @@ func (s *Server) requireKey(h authed) handler {
 		if !ok {
 			return fault.New(fault.Unauthorized, "an API key is required: send Authorization: Bearer sk_live_…", nil)
 		}
-		who, ok := principalFrom(r) // already authenticated by the rate-limit guard
-		if !ok {
-			var err error
-			if who, ok, err = s.keys.Authenticate(token); err != nil {
-				return err // the store did not answer: 503, never 401
-			}
+		who, ok, err := s.authenticate(r, token) // the rate-limit guard's lookup, kept
+		if err != nil {
+			return err // the store did not answer: 503, never 401
 		}
 		if !ok && people.IsSessionToken(token) {
 			return fault.New(fault.Unauthorized, "this route needs an API key (Bearer sk_live_…); a session token works on /v1/auth/*, the page routes open to people and the dashboard", nil)

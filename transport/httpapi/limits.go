@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -80,21 +79,13 @@ func (s *Server) SweepLimiters() {
 	}
 }
 
-type principalKey struct{}
-
-// principalFrom is the principal the guard already authenticated, if any.
-func principalFrom(r *http.Request) (tenant.Principal, bool) {
-	who, ok := r.Context().Value(principalKey{}).(tenant.Principal)
-	return who, ok
-}
-
 // unguarded routes: probes must answer whatever the load.
 var unguarded = map[string]bool{"/healthz": true, "/metrics": true}
 
 // guard wraps every route (see handle). With limits enforced, a request carrying a
 // valid API key spends a token of its tenant's bucket (all the tenant's keys share
-// it; the rate is its plan's) and the principal is handed on so requireKey does not
-// authenticate twice; any other request spends a token of its client address's
+// it; the rate is its plan's; the lookup is kept for the request, request_memo.go);
+// any other request spends a token of its client address's
 // bucket. Every limited response carries RateLimit and RateLimit-Policy; a refused
 // one is 429 RATE_LIMITED with Retry-After.
 func (s *Server) guard(path string, h handler) handler {
@@ -108,7 +99,7 @@ func (s *Server) guard(path string, h handler) handler {
 			return h(w, r, ps)
 		}
 		if token, ok := bearer(r); ok && tenant.IsAPIKey(token) {
-			who, ok, err := s.keys.Authenticate(token)
+			who, ok, err := s.authenticate(r, token)
 			if err != nil {
 				return err // the store did not answer: 503, never 401
 			}
@@ -120,7 +111,7 @@ func (s *Server) guard(path string, h handler) handler {
 				if err := admit(w, plan.Name, "tenant", t.tenants.Take(who.TenantID, plan.RequestsPerMinute)); err != nil {
 					return err
 				}
-				return h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)), ps)
+				return h(w, r, ps)
 			}
 		}
 		uid, err := s.personOf(r)
@@ -162,7 +153,7 @@ func (s *Server) personOf(r *http.Request) (string, error) {
 	if !people.IsSessionToken(token) {
 		return "", nil
 	}
-	sess, _, ok, err := s.people.Session(token)
+	sess, _, ok, err := s.session(r, token)
 	if err != nil || !ok {
 		return "", err
 	}

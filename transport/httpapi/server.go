@@ -119,7 +119,7 @@ func New(c Config) *Server {
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		s.router.ServeHTTP(w, r)
+		s.router.ServeHTTP(w, withMemo(r))
 	})
 }
 

@@ -45,30 +45,28 @@ func (c Credential) Viewer() page.Viewer {
 	return page.Viewer{}
 }
 
-// CredentialOf reads the request's credential. w (may be nil) receives a refreshed
-// cookie when a session's sliding lifetime was extended.
+// CredentialOf reads the request's credential, resolved once per request however
+// often it is asked (request_memo.go). w (may be nil) receives a refreshed cookie
+// when a session's sliding lifetime was extended.
 func (s *Server) CredentialOf(w http.ResponseWriter, r *http.Request) (Credential, error) {
 	if token, ok := bearer(r); ok {
 		if people.IsSessionToken(token) {
-			sess, _, ok, err := s.people.Session(token)
+			sess, _, ok, err := s.session(r, token)
 			if err != nil {
 				return Credential{}, err // the store did not answer: 503, never 401
 			}
 			if !ok {
 				return Credential{}, fault.New(fault.Unauthorized, "the session token is invalid, expired or ended", nil)
 			}
-			tenants, err := tenant.TenantsOf(s.store, sess.UserID)
+			tenants, err := s.tenantsOf(r, sess.UserID)
 			if err != nil {
 				return Credential{}, err
 			}
 			return Credential{Session: &sess, Token: token, Tenants: tenants}, nil
 		}
-		who, ok := principalFrom(r)
-		if !ok {
-			var err error
-			if who, ok, err = s.keys.Authenticate(token); err != nil {
-				return Credential{}, err // the store did not answer: 503, never 401
-			}
+		who, ok, err := s.authenticate(r, token)
+		if err != nil {
+			return Credential{}, err // the store did not answer: 503, never 401
 		}
 		if !ok {
 			return Credential{}, fault.New(fault.Unauthorized, "the API key is invalid or was revoked", nil)
@@ -79,18 +77,18 @@ func (s *Server) CredentialOf(w http.ResponseWriter, r *http.Request) (Credentia
 	if err != nil || c.Value == "" {
 		return Credential{}, nil
 	}
-	sess, extended, ok, err := s.people.Session(c.Value)
+	sess, _, ok, err := s.session(r, c.Value)
 	if err != nil {
 		return Credential{}, err // the store did not answer: not signed out
 	}
 	if !ok {
 		return Credential{}, nil
 	}
-	tenants, err := tenant.TenantsOf(s.store, sess.UserID)
+	tenants, err := s.tenantsOf(r, sess.UserID)
 	if err != nil {
 		return Credential{}, err
 	}
-	if extended && w != nil {
+	if w != nil && slidCookie(r) {
 		s.SetSessionCookie(w, r, c.Value, sess.ExpiresAt)
 	}
 	return Credential{Session: &sess, Token: c.Value, Cookie: true, Tenants: tenants}, nil
