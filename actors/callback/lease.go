@@ -91,8 +91,8 @@ func dueBy(store *persistence.Store, t time.Time, limit int) ([]due, error) {
 	var out []due
 	err := store.View(func(tx *persistence.Tx) error {
 		tx.ScanRange(bucketDue, nil, persistence.U64(uint64(t.UnixNano())+1), func(k, v []byte) bool {
-			if len(k) >= 10 {
-				out = append(out, due{id: string(k[9:]), lane: string(v), at: time.Unix(0, int64(persistence.ReadU64(k[:8])))})
+			if r, ok := dueOf(k, v); ok {
+				out = append(out, r)
 			}
 			return len(out) < limit
 		})

@@ -160,12 +160,20 @@ type Mail struct {
 // MaxAttempts is how many attempts the delivery gets automatically.
 func (d *Delivery) MaxAttempts() int { return len(d.DelaysMS) + 1 }
 
+// dueKey is a delivery's row of the due index: due(8) 0x00 deliveryId -> lane.
 func dueKey(at time.Time, id string) []byte {
-	return persistence.Key(persistence.U64(uint64(at.UnixNano())), []byte(id))
+	return persistence.Ordered{N: persistence.Nanos(at), ID: id}.Key()
 }
 
+// dueOf reads a row of the due index back; ok is false for a key of another shape.
+func dueOf(k, v []byte) (due, bool) {
+	o, ok := persistence.ParseOrdered(k, "")
+	return due{id: o.ID, lane: string(v), at: o.Time()}, ok
+}
+
+// pageKey is a delivery's row of the page index: pageId 0x00 created(8) 0x00 deliveryId.
 func pageKey(d *Delivery) []byte {
-	return persistence.Key([]byte(d.PageID), persistence.U64(uint64(d.CreatedAt.UnixNano())), []byte(d.ID))
+	return persistence.Ordered{Scope: d.PageID, N: persistence.Nanos(d.CreatedAt), ID: d.ID}.Key()
 }
 
 func get(tx *persistence.Tx, id string) (*Delivery, error) {
@@ -219,27 +227,23 @@ func Load(store *persistence.Store, id string) (*Delivery, error) {
 // ListPage lists a page's deliveries, newest first.
 func ListPage(store *persistence.Store, pageID string, limit, offset int) (out []*Delivery, total int, err error) {
 	out = []*Delivery{}
-	err = store.View(func(tx *persistence.Tx) error {
-		var ferr error
-		tx.Scan(bucketByPage, append([]byte(pageID), 0), true, func(k, _ []byte) bool {
-			total++
-			if total <= offset || len(out) >= limit {
-				return true
-			}
-			id := k[len(pageID)+1+8+1:]
-			d, err := get(tx, string(id))
-			if err != nil {
-				ferr = err
-				return false
-			}
-			if d != nil {
-				out = append(out, d)
-			}
-			return true
+	err = store.View(func(tx *persistence.Tx) (err error) {
+		total, err = tx.Paged(bucketByPage, persistence.ScopePrefix(pageID), true, limit, offset, nil, func(k, _ []byte) error {
+			o, _ := persistence.ParseOrdered(k, pageID)
+			return appendDelivery(tx, &out, o.ID)
 		})
-		return ferr
+		return err
 	})
 	return out, total, err
+}
+
+// appendDelivery appends the delivery id to out, when it still exists.
+func appendDelivery(tx *persistence.Tx, out *[]*Delivery, id string) error {
+	d, err := get(tx, id)
+	if d != nil {
+		*out = append(*out, d)
+	}
+	return err
 }
 
 // due is one row of the due index.
@@ -253,10 +257,9 @@ func allDue(store *persistence.Store) ([]due, error) {
 	var out []due
 	err := store.View(func(tx *persistence.Tx) error {
 		tx.Scan(bucketDue, nil, false, func(k, v []byte) bool {
-			if len(k) < 10 {
-				return true
+			if r, ok := dueOf(k, v); ok {
+				out = append(out, r)
 			}
-			out = append(out, due{id: string(k[9:]), lane: string(v), at: time.Unix(0, int64(persistence.ReadU64(k[:8])))})
 			return true
 		})
 		return nil

@@ -1,10 +1,6 @@
 package callback
 
-import (
-	"bytes"
-
-	"folio/persistence"
-)
+import "folio/persistence"
 
 // The tenant index lists a workspace's deliveries, newest first, and filters them by
 // status without reading a row: its key orders them, its value is the status.
@@ -18,14 +14,14 @@ import (
 const bucketByTenant = "tenant_deliveries"
 
 func tenantKey(tenantID string, created uint64, id string) []byte {
-	return persistence.Key([]byte(tenantID), persistence.U64(created), []byte(id))
+	return persistence.Ordered{Scope: tenantID, N: created, ID: id}.Key()
 }
 
 // indexTenant writes d's row of the tenant index when d is created, and again only
 // when its status changed: most attempts leave a delivery pending, and reading a key
 // costs less than rewriting the page of the tree that holds it.
 func indexTenant(tx *persistence.Tx, d *Delivery, created bool) error {
-	k := tenantKey(d.TenantID, uint64(d.CreatedAt.UnixNano()), d.ID)
+	k := tenantKey(d.TenantID, persistence.Nanos(d.CreatedAt), d.ID)
 	if !created && string(tx.Get(bucketByTenant, k)) == d.Status {
 		return nil
 	}
@@ -38,28 +34,13 @@ func indexTenant(tx *persistence.Tx, d *Delivery, created bool) error {
 // rows it returns.
 func ListTenant(store *persistence.Store, tenantID, status string, limit, offset int) (out []*Delivery, total int, err error) {
 	out = []*Delivery{}
-	prefix := append([]byte(tenantID), 0)
-	err = store.View(func(tx *persistence.Tx) error {
-		var ferr error
-		tx.Scan(bucketByTenant, prefix, true, func(k, v []byte) bool {
-			if status != "" && string(v) != status {
-				return true
-			}
-			total++
-			if total <= offset || len(out) >= limit {
-				return true
-			}
-			d, err := get(tx, string(k[len(prefix)+8+1:]))
-			if err != nil {
-				ferr = err
-				return false
-			}
-			if d != nil {
-				out = append(out, d)
-			}
-			return true
+	keep := func(_, v []byte) bool { return status == "" || string(v) == status }
+	err = store.View(func(tx *persistence.Tx) (err error) {
+		total, err = tx.Paged(bucketByTenant, persistence.ScopePrefix(tenantID), true, limit, offset, keep, func(k, _ []byte) error {
+			o, _ := persistence.ParseOrdered(k, tenantID)
+			return appendDelivery(tx, &out, o.ID)
 		})
-		return ferr
+		return err
 	})
 	return out, total, err
 }
@@ -69,34 +50,17 @@ func ListTenant(store *persistence.Store, tenantID, status string, limit, offset
 // decoded, and a page of another tenant lists nothing.
 func ListTenantPage(store *persistence.Store, tenantID, pageID, status string, limit, offset int) (out []*Delivery, total int, err error) {
 	out = []*Delivery{}
-	prefix := append([]byte(pageID), 0)
-	err = store.View(func(tx *persistence.Tx) error {
-		var ferr error
-		tx.Scan(bucketByPage, prefix, true, func(k, _ []byte) bool {
-			rest := k[len(prefix):] // created(8) 0x00 deliveryId
-			if len(rest) < 10 || rest[8] != 0 {
-				return true
-			}
-			id := rest[9:]
-			v := tx.Get(bucketByTenant, persistence.Key([]byte(tenantID), rest[:8], id))
-			if v == nil || (status != "" && !bytes.Equal(v, []byte(status))) {
-				return true
-			}
-			total++
-			if total <= offset || len(out) >= limit {
-				return true
-			}
-			d, err := get(tx, string(id))
-			if err != nil {
-				ferr = err
-				return false
-			}
-			if d != nil {
-				out = append(out, d)
-			}
-			return true
+	err = store.View(func(tx *persistence.Tx) (err error) {
+		keep := func(k, _ []byte) bool {
+			o, ok := persistence.ParseOrdered(k, pageID)
+			v := tx.Get(bucketByTenant, tenantKey(tenantID, o.N, o.ID))
+			return ok && v != nil && (status == "" || string(v) == status)
+		}
+		total, err = tx.Paged(bucketByPage, persistence.ScopePrefix(pageID), true, limit, offset, keep, func(k, _ []byte) error {
+			o, _ := persistence.ParseOrdered(k, pageID)
+			return appendDelivery(tx, &out, o.ID)
 		})
-		return ferr
+		return err
 	})
 	return out, total, err
 }
