@@ -77,14 +77,22 @@ func (l *Limiter) TakeOf(key string, n int, window time.Duration) Decision {
 	if n <= 0 {
 		return Decision{Allowed: true}
 	}
-	d := l.takeOf(key, n, window)
-	d.Window = window
-	return d
+	return l.TakeCost(key, 1, int64(n), window)
 }
 
-func (l *Limiter) takeOf(key string, n int, window time.Duration) Decision {
-	interval := int64(window) / int64(n)
-	tau := interval * int64(n-1) // how far TAT may run ahead of now
+// TakeCost spends cost units of key's budget of n units per window (a burst of n,
+// refilled evenly over the window); the byte budgets spend as many units as a
+// request stores, Take and TakeOf one. It is the generic cell rate algorithm with a
+// weight: a request is allowed when the key's theoretical arrival time, moved on by
+// cost intervals, stays within one window of now. A cost above n is spent as n (such
+// a request passes only on a full budget). n <= 0 or cost <= 0 is unlimited.
+func (l *Limiter) TakeCost(key string, cost, n int64, window time.Duration) Decision {
+	if n <= 0 || cost <= 0 {
+		return Decision{Allowed: true}
+	}
+	cost = min(cost, n)
+	interval := max(int64(window)/n, 1)
+	span := interval * n // the whole budget, in time
 	now := l.now().UnixNano()
 	sh := &l.shards[maphash.String(l.seed, key)%limiterShards]
 	sh.mu.Lock()
@@ -94,24 +102,18 @@ func (l *Limiter) takeOf(key string, n int, window time.Duration) Decision {
 	switch {
 	case !ok || tat < now:
 		tat = now
-	case b.interval != interval:
-		// The rate changed (a new plan): keep the number of requests outstanding,
-		// at the new interval.
+	case b.interval != interval: // the budget changed: keep the units spent, at the new interval
 		tat = now + (tat-now)/b.interval*interval
 	}
-	if tat-now > tau {
-		return Decision{Limit: n, RetryAfter: time.Duration(tat - tau - now), Reset: time.Duration(tat - now)}
+	next := tat + cost*interval
+	if next-now > span {
+		return Decision{Limit: int(n), Window: window, RetryAfter: time.Duration(next - now - span), Reset: time.Duration(tat - now)}
 	}
-	next := tat + interval
 	if !ok && len(sh.tat) >= l.perShard {
 		sh.makeRoom(now, l.perShard)
 	}
 	sh.tat[key] = bucket{tat: next, interval: interval}
-	d := Decision{Allowed: true, Limit: n, Reset: time.Duration(next - now)}
-	if slack := tau - (next - now); slack >= 0 {
-		d.Remaining = int(slack/interval) + 1
-	}
-	return d
+	return Decision{Allowed: true, Limit: int(n), Window: window, Remaining: int((span - (next - now)) / interval), Reset: time.Duration(next - now)}
 }
 
 // makeRoom frees at least one slot (the caller holds the lock) in constant time:
