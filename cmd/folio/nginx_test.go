@@ -234,7 +234,7 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 		inspector := inspectorBinary(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		for i := range 3 { // each run is a session of its own, on whichever node the balancer picks
+		for i := range 2 { // each run is a session of its own, on whichever node the balancer picks
 			out, err := exec.CommandContext(ctx, inspector, "--cli", c.lb+"/mcp", "--transport", "http", "--header", "Authorization: Bearer "+key,
 				"--method", "tools/call", "--tool-name", "publish_page", "--tool-arg", fmt.Sprintf("title=Inspected %d", i)).CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "pageId") {
@@ -268,4 +268,26 @@ func readAll(res *http.Response) string {
 	var b strings.Builder
 	_, _ = bufio.NewReader(res.Body).WriteTo(&b)
 	return b.String()
+}
+
+// TestANameOrBalancerTheBinaryCannotUseStopsItAtStart: a --node-name the balancer
+// could not match in a session id (FOLIO_NODE_NAME too), and a --balancer other
+// than nginx, stop the binary at start with a message naming the flag.
+func TestANameOrBalancerTheBinaryCannotUseStopsItAtStart(t *testing.T) {
+	for _, run := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"serve", "--addr", freeAddr(t), "--data", t.TempDir(), "--node-name", "node.1"}, "--node-name"},
+		{[]string{"FOLIO_NODE_NAME=node 1"}, []string{"serve", "--addr", freeAddr(t), "--data", t.TempDir()}, "--node-name"},
+		{nil, []string{"cluster", "--data", t.TempDir(), "--balancer", "haproxy"}, "--balancer nginx"},
+	} {
+		cmd := exec.Command(folioBinary(t), run.args...)
+		cmd.Env = append(os.Environ(), run.env...)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), run.want) {
+			t.Errorf("folio %v (env %v): %v\n%s\nwant an error naming %s", run.args, run.env, err, out, run.want)
+		}
+	}
 }
