@@ -17,10 +17,12 @@ run:
 	$(GO) run ./cmd/folio serve $(if $(ADDR),--addr $(ADDR)) $(if $(DATA),--data $(DATA))
 
 ## cluster: a local cluster to try: PostgreSQL in ./data/cluster/pg (kept between runs; Debian's
-## postgresql package), then NODES (3) folio nodes sharing it on 127.0.0.1:8081…; Ctrl-C stops it (docs/cluster.md)
-NODES   ?=
+## postgresql package), then NODES (3) folio nodes sharing it on 127.0.0.1:8081…, a node that dies
+## started again; BALANCER=nginx: nginx in front on 127.0.0.1:8080; Ctrl-C stops it (docs/cluster.md)
+NODES    ?=
+BALANCER ?=
 cluster: build
-	./folio cluster $(if $(NODES),--nodes $(NODES))
+	./folio cluster $(if $(NODES),--nodes $(NODES)) $(if $(BALANCER),--balancer $(BALANCER))
 
 ## test: installs what is missing (deps), then gofmt, go vet, staticcheck and errcheck, then every
 ## test with the race detector, then the domain and API suites again on PostgreSQL (a server the tests start: pgtest)

@@ -89,6 +89,7 @@ func serve(args []string) error {
 	fs.DurationVar(&c.MCPSessions.Idle, "mcp-session-idle", envDuration("FOLIO_MCP_SESSION_IDLE", 30*time.Minute), "an MCP session on /mcp with no request for this long ends (a tool call still running is not idle); its client starts a new one (FOLIO_MCP_SESSION_IDLE)")
 	fs.IntVar(&c.MCPSessions.PerCaller, "mcp-sessions-per-caller", envInt("FOLIO_MCP_SESSIONS_PER_CALLER", 50), "MCP sessions on /mcp one client address holds open at once; past it a new session is refused with 429 and Retry-After (FOLIO_MCP_SESSIONS_PER_CALLER)")
 	fs.IntVar(&c.MCPSessions.Max, "mcp-sessions", envInt("FOLIO_MCP_SESSIONS", 2000), "MCP sessions on /mcp this node holds open at once; past it a new session is refused with 503 and Retry-After (FOLIO_MCP_SESSIONS)")
+	fs.StringVar(&c.MCPSessions.Node, "node-name", env("FOLIO_NODE_NAME", ""), "this node's name among the nodes behind one balancer (letters, digits, - or _): its MCP session ids start with it and a dot, so the balancer sends a session's requests to this node (docs/nginx/folio.conf); empty: random ids (FOLIO_NODE_NAME)")
 	trusted := fs.String("trusted-proxies", env("FOLIO_TRUSTED_PROXIES", ""), "comma-separated CIDRs of the proxies in front of this node (e.g. 10.0.0.0/8,fd00::/8): from a connection out of them the client address is read from X-Forwarded-For (from the right, skipping trusted hops) and the scheme from X-Forwarded-Proto; empty: no header is believed, the client is the TCP peer (FOLIO_TRUSTED_PROXIES)")
 	fs.IntVar(&c.PersonPerMinute, "person-rpm", envInt("FOLIO_PERSON_RPM", 600), "requests per minute of one signed-in person (FOLIO_PERSON_RPM)")
 	fs.IntVar(&c.LimiterEntries, "limiter-entries", envInt("FOLIO_LIMITER_ENTRIES", 100000), "buckets each request-rate limiter keeps in memory at most (FOLIO_LIMITER_ENTRIES)")
@@ -144,6 +145,9 @@ func serve(args []string) error {
 	}
 	if err := envCheck(); err != nil {
 		return err
+	}
+	if err := foliomcp.CheckNodeName(c.MCPSessions.Node); err != nil {
+		return fmt.Errorf("--node-name: %w", err)
 	}
 	proxies, err := httpapi.ParseTrustedProxies(*trusted)
 	if err != nil {

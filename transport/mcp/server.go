@@ -67,11 +67,13 @@ type folio struct {
 
 // NewServer builds the MCP server with every tool, resource and prompt.
 func NewServer(o Options) *mcp.Server {
-	s, _ := newServer(o)
+	s, _ := newServer(o, nil)
 	return s
 }
 
-func newServer(o Options) (*mcp.Server, *folio) {
+// newServer builds the server; sessionID (nil: the SDK's) makes the id of each
+// streamable HTTP session.
+func newServer(o Options, sessionID func() string) (*mcp.Server, *folio) {
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{}
 	}
@@ -86,7 +88,7 @@ func newServer(o Options) (*mcp.Server, *folio) {
 	}
 	f := &folio{o: o, provisioned: map[string]string{}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "folio", Title: "Folio", Version: Version}, &mcp.ServerOptions{
-		Instructions: instructions,
+		Instructions: instructions, GetSessionID: sessionID,
 	})
 	f.pageTools(s)
 	f.readTools(s)

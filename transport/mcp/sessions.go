@@ -2,6 +2,7 @@ package foliomcp
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"net/http"
@@ -28,6 +29,11 @@ type SessionLimits struct {
 	// Max is how many sessions the node holds open at once; past it a new session
 	// is refused with 503.
 	Max int // 0: 2,000
+	// Node is this node's name among the nodes behind one balancer (--node-name):
+	// every session id it hands out starts with Node and a dot, so the balancer can
+	// send a session's requests to the node that holds it (docs/nginx/folio.conf).
+	// "": ids are random only (one node, or a balancer that keeps a client on one).
+	Node string
 }
 
 func (l *SessionLimits) defaults() {
@@ -74,7 +80,7 @@ func HTTPHandler(o Options) *Handler {
 	if caller == nil {
 		caller = peerAddress
 	}
-	s, f := newServer(o)
+	s, f := newServer(o, sessionIDs(lim.Node))
 	s.AddReceivingMiddleware(noteSession)
 	return &Handler{
 		sdk:      mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{SessionTimeout: lim.Idle}),
@@ -202,6 +208,29 @@ func noteSession(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// CheckNodeName refuses a --node-name a balancer could not match in a session id:
+// 1 to 32 letters, digits, - or _ ("" is no name).
+func CheckNodeName(name string) error {
+	for _, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return fmt.Errorf("%q holds %q: use 1 to 32 letters, digits, - or _ (e.g. node1)", name, c)
+		}
+	}
+	if len(name) > 32 {
+		return fmt.Errorf("%q is %d characters long: use at most 32", name, len(name))
+	}
+	return nil
+}
+
+// sessionIDs makes the ids of a node's sessions: node, a dot and 26 random
+// characters (the SDK's own ids are those characters alone).
+func sessionIDs(node string) func() string {
+	if node == "" {
+		return nil // the SDK's
+	}
+	return func() string { return node + "." + rand.Text() }
 }
 
 // peerAddress is the TCP peer's host.

@@ -226,3 +226,32 @@ func TestProvisioningIsLimitedPerCaller(t *testing.T) {
 		t.Fatalf("the eleventh registration from one address within a minute: %s", text(res))
 	}
 }
+
+// TestANamedNodesSessionIdsStartWithItsName: a node started with --node-name
+// node2 hands out session ids "node2.<random>" (what the balancer routes by), and
+// a session opened so is served on its next request; a name a balancer could not
+// match is refused.
+func TestANamedNodesSessionIdsStartWithItsName(t *testing.T) {
+	e := nodetest.New(t, func(c *node.Config) { c.MCPSessions.Node = "node2" })
+	st, sid, _, _ := initialize(t, e, http.DefaultClient)
+	if st != 200 || !strings.HasPrefix(sid, "node2.") || len(sid) < len("node2.")+20 {
+		t.Fatalf("initialize on node2: %d, session id %q, want node2.<random>", st, sid)
+	}
+	cs := connectHTTP(t, e, http.DefaultClient, nil)
+	if !strings.HasPrefix(cs.ID(), "node2.") {
+		t.Fatalf("the SDK client's session id %q", cs.ID())
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatalf("a request of the session: %v", err)
+	}
+	for _, bad := range []string{"node.2", "node 2", "nœud", strings.Repeat("n", 33)} {
+		if err := foliomcp.CheckNodeName(bad); err == nil {
+			t.Errorf("CheckNodeName(%q) accepted it", bad)
+		}
+	}
+	for _, good := range []string{"", "node2", "eu-west_3"} {
+		if err := foliomcp.CheckNodeName(good); err != nil {
+			t.Errorf("CheckNodeName(%q): %v", good, err)
+		}
+	}
+}
