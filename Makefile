@@ -41,7 +41,7 @@ deps:
 	@.ci/deps
 
 vet:
-	@test -z "$$(gofmt -l cmd actors transport persistence bench 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l cmd actors transport persistence bench; exit 1; }
+	@test -z "$$(gofmt -l cmd actors transport persistence bench docs 2>/dev/null)" || { echo "gofmt needed:"; gofmt -l cmd actors transport persistence bench docs; exit 1; }
 	$(GO) vet ./...
 
 ## build: the folio binary in ./folio
