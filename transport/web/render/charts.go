@@ -632,10 +632,11 @@ func viewGauge(c *Ctx, data json.RawMessage) (any, error) {
 		band = chart.Band(d.Value.V, th)
 	}
 	// The legend covers the whole scale: the stretch below the first threshold is
-	// a band too (drawn as the bare track), so a value there is "current" in a row
-	// of its own rather than in no row at all.
+	// a band too, so a value there is "current" in a row of its own rather than in
+	// no row at all. Its swatch is the colour the value's arc takes there (the
+	// first palette colour, chart.Gauge).
 	if len(th) > 0 && (th[0].Value > 0 || d.Value.OK && d.Value.V < th[0].Value) {
-		b := gaugeBand{Class: "gz-below", Current: d.Value.OK && band == -1}
+		b := gaugeBand{Class: chart.SeriesClass(0), Current: d.Value.OK && band == -1}
 		if th[0].Value > 0 {
 			b.Label = "0 – " + chart.Format(th[0].Value)
 		} else {
