@@ -154,6 +154,7 @@ var mimeNames = map[string]string{
 type imageView struct {
 	Src, Alt, Caption, Width string
 	Unsafe                   bool
+	Inline                   bool // a data: address: refused at publish with a warning, never drawn
 }
 
 func viewImage(c *Ctx, data json.RawMessage) (any, error) {
@@ -170,6 +171,7 @@ func viewImage(c *Ctx, data json.RawMessage) (any, error) {
 	v := imageView{Caption: strings.TrimSpace(d.Caption.String()), Width: widthClass(d.Width)}
 	v.Src, _ = SafeWebURL(d.URL)
 	v.Unsafe = v.Src == ""
+	v.Inline = v.Unsafe && len(strings.TrimSpace(d.URL)) >= 5 && strings.EqualFold(strings.TrimSpace(d.URL)[:5], "data:")
 	v.Alt = firstText(d.Alt.String(), v.Caption, d.Title.String())
 	return v, nil
 }
