@@ -34,8 +34,8 @@ const (
 )
 
 var (
-	timeRE     = regexp.MustCompile(timePattern)
-	urlRE      = regexp.MustCompile(urlPattern)
+	timeRE = regexp.MustCompile(timePattern)
+	urlRE  = regexp.MustCompile(urlPattern)
 )
 
 // timeProblem returns why s is not a timestamp formats.Timestamp accepts, or "".
