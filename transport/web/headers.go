@@ -8,18 +8,20 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"folio/transport/web/render"
 )
 
 // policy is the Content-Security-Policy of every HTML page. Scripts and styles come
 // only from this origin's hashed assets: no inline script, no inline style, no eval,
 // so anything an agent manages to put into the markup is inert. Images and media may
-// come from https: (agents link them), frames only from https: and sandboxed by the
-// embed block; the page may not be framed itself. Forms post only to this origin,
+// come from https: (agents link them); frames only from the video players the embed
+// block frames, sandboxed (render.FrameOrigins); the page may not be framed itself. Forms post only to this origin,
 // and may be redirected on to the sign-in providers this node has configured (the
 // "Continue with …" buttons): formTargets are their origins.
 func policy(formTargets []string) string {
 	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https:; media-src 'self' https:; " +
-		"frame-src 'self' https:; connect-src 'self'; font-src 'self'; form-action " + strings.Join(append([]string{"'self'"}, formTargets...), " ") +
+		"frame-src " + strings.Join(render.FrameOrigins, " ") + "; connect-src 'self'; font-src 'self'; form-action " + strings.Join(append([]string{"'self'"}, formTargets...), " ") +
 		"; base-uri 'none'; frame-ancestors 'none'"
 }
 

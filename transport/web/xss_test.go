@@ -129,7 +129,7 @@ func TestPagesSendTheirSecurityHeaders(t *testing.T) {
 		}
 		res.Body.Close()
 		csp := res.Header.Get("Content-Security-Policy")
-		for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' https:", "frame-src 'self' https:", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"} {
+		for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' https:", "frame-src https://www.youtube-nocookie.com https://player.vimeo.com;", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'"} {
 			if !strings.Contains(csp, want) {
 				t.Errorf("%s: CSP %q lacks %s", path, csp, want)
 			}

@@ -47,6 +47,7 @@ func (bt *blockType) with(check func(*checker, string, map[string]any), anyOf ..
 var (
 	styleStatus = []string{"info", "warning", "error", "success"}
 	trends      = []string{"up", "down", "flat"}
+	goodWays    = []string{"up", "down"} // a metric's good direction: what its trend colour means
 	formTypes   = []string{"text", "textarea", "number", "select", "multi_select", "checkbox",
 		"radio", "date", "datetime", "file", "email", "url"}
 	chartTypes = []string{"bar", "line", "pie", "area", "scatter", "radar"}
@@ -86,8 +87,8 @@ func buildCatalog() []*blockType {
 		newType("divider", "A horizontal rule.",
 			enum("style", "solid", "dashed", "dotted"), enum("spacing", "small", "medium", "large")),
 		newType("metric", "One metric (value) or a list of metrics (items).",
-			scalar("value"), scalar("change"), enum("trend", trends...), str("description"), str("icon"),
-			listOf("items", str("label"), req(scalar("value")), enum("trend", trends...),
+			scalar("value"), scalar("change"), enum("trend", trends...), enum("good", goodWays...), str("description"), str("icon"),
+			listOf("items", str("label"), req(scalar("value")), enum("trend", trends...), enum("good", goodWays...),
 				scalar("trend_value"), numbers("sparkline")),
 		).with(nil, "value", "items"),
 		newType("chart", "A bar, line, pie, area, scatter or radar chart.",

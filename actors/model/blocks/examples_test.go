@@ -62,7 +62,7 @@ var wellFormed = map[string]string{
 	"funnel":    `{"type":"funnel","data":{"title":"Signup","steps":[{"label":"Visit","value":1000},{"label":"Sign up","value":120}]}}`,
 	"gallery": `{"type":"gallery","data":{"title":"Shots","layout":"carousel","max_columns":3,"items":[
 		{"url":"https://example.com/1.png","thumbnail_url":"https://example.com/1_t.png","caption":"One","mime_type":"image/png","size_bytes":2048},
-		{"url":"img/2.jpg","caption":"Two"},{"url":"data:image/png;base64,iVBORw0KGgo="}]}}`,
+		{"url":"img/2.jpg","caption":"Two"}]}}`,
 	"diff": `{"type":"diff","data":{"title":"Config","old_text":"a=1\n","new_text":"a=2\n","language":"ini",
 		"old_label":"before","new_label":"after","view_mode":"split"}}`,
 	"form": `{"type":"form","data":{"title":"Request","submit_label":"Send","fields":[

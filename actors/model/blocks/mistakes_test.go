@@ -76,6 +76,8 @@ var mistakes = map[string][]mistake{
 		{`{"type":"metric","data":{"items":[{"label":"a","value":1,"sparkline":[1,"x"]}]}}`, "blocks[0].data.items[0].sparkline[1]", `expected a number, got string "x"`, false},
 		{`{"type":"metric","data":{"items":[{"label":"a"}]}}`, "blocks[0].data.items[0].value", "missing", false},
 		{`{"type":"metric","data":{"value":{"n":1}}}`, "blocks[0].data.value", "expected a string, number or boolean, got an object", false},
+		{`{"type":"metric","data":{"value":"1","trend":"up","good":"higher"}}`, "blocks[0].data.good", `"higher" is not an allowed value; send one of "up", "down"`, false},
+		{`{"type":"metric","data":{"items":[{"label":"a","value":1,"good":"less"}]}}`, "blocks[0].data.items[0].good", `send one of "up", "down"`, false},
 	},
 	"chart": {
 		{`{"type":"chart","data":{"chart_type":"donut","data":{"labels":["a"],"datasets":[{"data":[1]}]}}}`, "blocks[0].data.chart_type", `"donut" is not an allowed value`, false},
@@ -121,11 +123,12 @@ var mistakes = map[string][]mistake{
 		{`{"type":"stepper","data":{"current":1.5,"steps":[{"label":"a"},{"label":"b"}]}}`, "blocks[0].data.current", "expected a whole number >= 0", false},
 	},
 	"image": {
-		{`{"type":"image","data":{"alt":"x"}}`, "blocks[0].data.url", "missing; send an http(s), relative or data:image/ URL", false},
+		{`{"type":"image","data":{"alt":"x"}}`, "blocks[0].data.url", "missing; send an http(s) or relative URL", false},
 		{`{"type":"image","data":{"url":"javascript:alert(1)"}}`, "blocks[0].data.url", `scheme "javascript:" is not allowed`, false},
 		{`{"type":"image","data":{"url":"java\tscript:alert(1)"}}`, "blocks[0].data.url", `scheme "javascript:" is not allowed`, true},
 		{`{"type":"image","data":{"url":"ftp://example.com/a.png"}}`, "blocks[0].data.url", `scheme "ftp:" is not allowed`, false},
 		{`{"type":"image","data":{"url":""}}`, "blocks[0].data.url", "is empty", false},
+		{`{"type":"image","data":{"url":"data:image/png;base64,iVBORw0KGgo="}}`, "blocks[0].data.url", "inline data: images are not shown; upload the image (POST /v1/pages/{pageId}/files) or host it", false},
 	},
 	"countdown": {
 		{`{"type":"countdown","data":{"title":"x"}}`, "blocks[0].data.target", "missing; send an ISO 8601 timestamp", false},
@@ -164,6 +167,7 @@ var mistakes = map[string][]mistake{
 	},
 	"gallery": {
 		{`{"type":"gallery","data":{"items":[{"caption":"c"}]}}`, "blocks[0].data.items[0].url", "missing", false},
+		{`{"type":"gallery","data":{"items":[{"url":"/a","thumbnail_url":"data:image/gif;base64,R0lG"}]}}`, "blocks[0].data.items[0].thumbnail_url", "inline data: images are not shown", false},
 		{`{"type":"gallery","data":{"items":[],"layout":"masonry"}}`, "blocks[0].data.layout", `"masonry" is not an allowed value; send one of "grid", "list", "carousel"`, false},
 		{`{"type":"gallery","data":{"items":[{"url":"/a","size_bytes":-5}]}}`, "blocks[0].data.items[0].size_bytes", "expected a whole number >= 0, got number -5", false},
 		{`{"type":"gallery","data":{"items":[{"url":"/a","thumbnail_url":"vbscript:x"}]}}`, "blocks[0].data.items[0].thumbnail_url", `scheme "vbscript:" is not allowed`, false},

@@ -11,7 +11,7 @@ const (
 	kBool                     // true or false
 	kTime                     // a timestamp string formats.Timestamp accepts (timePattern)
 	kURL                      // an http(s) or relative URL string (urlPattern)
-	kImageURL                 // a kURL, or a data:image/ URL (imageURLPattern)
+	kImageURL                 // a kURL whose data: addresses draw their own warning (imageURLPattern)
 	kSize                     // a CSS-like size: a string ("50%", "1/2") or a number
 	kAny                      // any JSON value
 	kObject                   // an object described by field.obj
@@ -39,7 +39,7 @@ var kinds = map[kind]kindInfo{
 	kBool:     {[]string{"boolean"}, "a boolean", "true or false", "booleans"},
 	kTime:     {[]string{"string"}, "an ISO 8601 timestamp string", "an ISO 8601 timestamp such as " + timeExample, "timestamps"},
 	kURL:      {[]string{"string"}, "a URL string", "an http(s) or relative URL", "URLs"},
-	kImageURL: {[]string{"string"}, "a URL string", "an http(s), relative or data:image/ URL", "URLs"},
+	kImageURL: {[]string{"string"}, "a URL string", "an http(s) or relative URL", "URLs"},
 	kSize:     {[]string{"string", "number"}, "a size (string or number)", `a size such as "50%" or 300`, "sizes"},
 	kAny:      {nil, "a value", "a JSON value", "values"},
 	kObject:   {[]string{"object"}, "an object", "an object", "objects"},

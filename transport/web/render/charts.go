@@ -631,6 +631,19 @@ func viewGauge(c *Ctx, data json.RawMessage) (any, error) {
 	if d.Value.OK {
 		band = chart.Band(d.Value.V, th)
 	}
+	// The legend covers the whole scale: the stretch below the first threshold is
+	// a band too, so a value there is "current" in a row of its own rather than in
+	// no row at all. Its swatch is the colour the value's arc takes there (the
+	// first palette colour, chart.Gauge).
+	if len(th) > 0 && (th[0].Value > 0 || d.Value.OK && d.Value.V < th[0].Value) {
+		b := gaugeBand{Class: chart.SeriesClass(0), Current: d.Value.OK && band == -1}
+		if th[0].Value > 0 {
+			b.Label = "0 – " + chart.Format(th[0].Value)
+		} else {
+			b.Label = "below " + chart.Format(th[0].Value)
+		}
+		v.Bands = append(v.Bands, b)
+	}
 	for i, t := range th {
 		b := gaugeBand{Current: i == band}
 		if i+1 < len(th) {

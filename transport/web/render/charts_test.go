@@ -261,16 +261,46 @@ func TestGaugeGivesValueMaxAndThresholdsInWords(t *testing.T) {
 	descs := chTexts(chFind(doc, chTag("desc")))
 	chContains(t, "desc", descs, "72% of 100 (72%)", "Thresholds: 60 yellow, 90 red", "at or above the threshold 60")
 	bands := chFind(doc, func(n *html.Node) bool { return n.Data == "li" && n.Parent != nil && hasClass(n.Parent, "gz-bands") })
-	if len(bands) != 2 || !hasClass(bands[0], "gz-current") || hasClass(bands[1], "gz-current") {
+	if len(bands) != 3 || hasClass(bands[0], "gz-current") || !hasClass(bands[1], "gz-current") || hasClass(bands[2], "gz-current") {
 		t.Fatalf("bands %v", chTexts(bands))
 	}
-	chContains(t, "bands", chTexts(bands), "60 – 90current", "90 – 100")
+	chContains(t, "bands", chTexts(bands), "0 – 60", "60 – 90current", "90 – 100")
 	for _, data := range []string{`{"value":50,"max":0}`, `{"value":-5,"max":-10}`, `{"value":1e400,"max":"abc"}`, `{"value":"NaN"}`, `{}`} {
 		_, doc := chRender(t, "gauge", data)
 		chAccessibleSVG(t, doc)
 	}
 	_, doc = chRender(t, "gauge", `{"value":412,"max":0,"unit":"GB"}`)
 	chContains(t, "max ≤ 0", chTexts(chFind(doc, chTag("desc"))), "412 GB of 450")
+}
+
+// TestGaugeLegendCoversEveryBand: the legend has a row for every stretch of the
+// scale, the one below the first threshold included, and a value there is marked
+// current in that row (before, a value of 30 under thresholds 50 and 80 matched no
+// row, and the stretch 0–50 was missing from the legend).
+func TestGaugeLegendCoversEveryBand(t *testing.T) {
+	legend := func(data string) []string {
+		_, doc := chRender(t, "gauge", data)
+		var rows []string
+		for _, li := range chFind(doc, func(n *html.Node) bool { return n.Data == "li" && n.Parent != nil && hasClass(n.Parent, "gz-bands") }) {
+			row := chText(li)
+			if len(chFind(li, chClass("ch-sw"))) != 1 {
+				row += " (no swatch)"
+			}
+			rows = append(rows, row)
+		}
+		return rows
+	}
+	for _, c := range []struct{ data, want string }{
+		{`{"value":30,"max":100,"thresholds":[{"value":50,"color":"#e3b341"},{"value":80,"color":"#f85149"}]}`, "0 – 50current|50 – 80|80 – 100"},
+		{`{"value":65,"max":100,"thresholds":[{"value":80},{"value":50}]}`, "0 – 50|50 – 80current|80 – 100"},
+		{`{"value":5,"max":10,"thresholds":[{"value":0,"color":"green"},{"value":8,"color":"red"}]}`, "0 – 8current|8 – 10"},
+		{`{"value":-3,"max":10,"thresholds":[{"value":0},{"value":8}]}`, "below 0current|0 – 8|8 – 10"},
+		{`{"max":10,"thresholds":[{"value":2}]}`, "0 – 2|2 – 10"},
+	} {
+		if got := strings.Join(legend(c.data), "|"); got != c.want {
+			t.Errorf("%s: legend %q, want %q", c.data, got, c.want)
+		}
+	}
 }
 
 func TestFunnelListsStepsWithShares(t *testing.T) {

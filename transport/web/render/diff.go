@@ -3,9 +3,11 @@ package render
 // The diff block. Text mode compares old_text and new_text line by line (go-udiff's
 // LCS, whose search depth is bounded) and draws a unified table, or a split one
 // that a narrow container swaps for the unified table by CSS; every changed line
-// says "added"/"removed" in words as well as by colour and sign, long unchanged
-// runs fold behind a "Show N unchanged lines" button (all lines show without
-// script), and changed words within a paired line are marked. Numeric mode lists
+// says "added"/"removed" in words as well as by colour and sign, a run of more than
+// diffFoldOver unchanged lines folds down to diffContext lines either side of a
+// change behind an "N unchanged lines" disclosure (a <details> whose open state
+// shows the rows by CSS, so it works without script), tabs are 4 columns wide (as
+// in the code block), and changed words within a paired line are marked. Numeric mode lists
 // items with their computed change, said in words with an arrow. Texts over
 // diffMaxLines or diffMaxBytes are not compared. Cell text is escaped by chroma's
 // formatter (code.go) or html/template.
@@ -26,10 +28,10 @@ const (
 	// diffMaxLines and diffMaxBytes bound the texts compared line by line.
 	diffMaxLines = 5_000
 	diffMaxBytes = 500_000
-	// diffContext is how many unchanged lines stay around a change; runs longer
-	// than twice that (plus diffFoldMin) fold.
-	diffContext = 3
-	diffFoldMin = 4
+	// diffContext is how many unchanged lines stay around a change; a run of more
+	// than diffFoldOver unchanged lines folds (what is left beside the context).
+	diffContext  = 3
+	diffFoldOver = 8
 	// diffWordMax bounds the lines whose changed words are marked.
 	diffWordMax = 1_000
 )
@@ -55,8 +57,8 @@ type diffText struct {
 	Pairs              []diffSeg[diffPair]
 }
 
-// diffSeg is a run of table rows; a fold is a run of unchanged lines the script
-// hides behind a button.
+// diffSeg is a run of table rows; a fold is a run of unchanged lines hidden
+// behind a disclosure until the reader opens it.
 type diffSeg[T any] struct {
 	Fold int // > 0: this run is foldable and holds Fold lines
 	Cols int // table columns (for the fold bar's colspan)
@@ -256,8 +258,9 @@ func diffTexts(oldText, newText, lang string) diffText {
 	return t
 }
 
-// diffFold cuts rows into segments, folding each run of unchanged rows longer than
-// 2*diffContext+diffFoldMin down to diffContext rows either side of a change.
+// diffFold cuts rows into segments, folding each run of more than diffFoldOver
+// unchanged rows down to diffContext rows either side of a change (none on the side
+// of the text's start or end).
 func diffFold[T any](rows []T, ctx []bool, cols int) []diffSeg[T] {
 	var segs []diffSeg[T]
 	add := func(fold bool, rs []T) {
@@ -295,7 +298,7 @@ func diffFold[T any](rows []T, ctx []bool, cols int) []diffSeg[T] {
 		if j == len(rows) {
 			keepAfter = 0
 		}
-		if n := j - i; n >= keepBefore+keepAfter+diffFoldMin {
+		if n := j - i; n > diffFoldOver && n > keepBefore+keepAfter {
 			add(false, rows[i:i+keepBefore])
 			add(true, rows[i+keepBefore:j-keepAfter])
 			add(false, rows[j-keepAfter:j])

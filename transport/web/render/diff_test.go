@@ -111,7 +111,11 @@ func TestDiffSplitDrawsBothSidesAligned(t *testing.T) {
 	}
 }
 
-func TestDiffFoldsLongUnchangedRunsButDrawsEveryLine(t *testing.T) {
+// TestDiffFoldsLongUnchangedRunsBehindADisclosure: a run of more than 8 unchanged
+// lines keeps 3 lines of context beside each change, and the rest sit behind an
+// "N unchanged lines" <details> (which opens without script; code.css shows the
+// rows while it is open). Every line is still in the page.
+func TestDiffFoldsLongUnchangedRunsBehindADisclosure(t *testing.T) {
 	var old []string
 	for i := range 60 {
 		old = append(old, "line "+string(rune('A'+i%26))+string(rune('a'+i/26)))
@@ -121,21 +125,54 @@ func TestDiffFoldsLongUnchangedRunsButDrawsEveryLine(t *testing.T) {
 	out := txRender(t, "diff", diffData(t, map[string]any{"old_text": strings.Join(old, "\n"), "new_text": strings.Join(newer, "\n")}))
 	doc := txParse(t, out)
 	if n := len(diffRows(t, doc)); n != 61 {
-		t.Errorf("every line must be in the page (script only folds): %d rows", n)
+		t.Errorf("every line must be in the page: %d rows", n)
 	}
-	folds := txFind(doc, func(n *html.Node) bool { _, ok := txAttr(n, "data-diff-fold"); return ok })
+	folds := txFind(doc, func(n *html.Node) bool { return n.Data == "tbody" && hasClass(n, "diff-fold") })
 	if len(folds) != 2 {
 		t.Fatalf("want 2 folds (before and after the change), got %d: %s", len(folds), out)
 	}
-	bar := txFind(folds[0], txByClass("diff-foldbar"))
-	if len(bar) != 1 || !strings.Contains(txText(bar[0]), "Show 27 unchanged lines") {
-		t.Errorf("fold bar wrong: %s", txText(bar[0]))
+	for i, want := range []string{"27 unchanged lines", "26 unchanged lines"} {
+		bar := txFind(folds[i], txByClass("diff-foldbar"))
+		if len(bar) != 1 {
+			t.Fatalf("fold %d has %d bars", i, len(bar))
+		}
+		if _, hidden := txAttr(bar[0], "hidden"); hidden {
+			t.Errorf("the fold bar is hidden: without script it would be lost")
+		}
+		d := txFind(bar[0], txByTag("details"))
+		if len(d) != 1 || len(txFind(d[0], txByTag("summary"))) != 1 || strings.TrimSpace(txText(d[0])) != want {
+			t.Errorf("fold %d: want a <details> whose summary reads %q, got %q", i, want, txText(bar[0]))
+		}
+		if _, open := txAttr(d[0], "open"); open {
+			t.Errorf("fold %d starts open", i)
+		}
+		if rows := txFind(folds[i], func(n *html.Node) bool { return n.Data == "tr" && !hasClass(n, "diff-foldbar") }); len(rows) != []int{27, 26}[i] {
+			t.Errorf("fold %d holds %d rows", i, len(rows))
+		}
 	}
-	if _, hidden := txAttr(bar[0], "hidden"); !hidden {
-		t.Errorf("the fold button must be hidden without script")
+	// 3 lines of context either side of the change stay outside the folds.
+	if txt := txText(doc); !strings.Contains(txt, "line Eb") || !strings.Contains(txt, "line Hb") {
+		t.Errorf("the context lines are missing")
 	}
-	if b := txFind(bar[0], txByTag("button")); len(b) != 1 || attr(b[0], "type") != "button" {
-		t.Errorf("fold bar has no button")
+
+	// 8 unchanged lines between two changes stay; 9 fold down to 3 + 3.
+	for _, c := range []struct{ between, folded int }{{8, 0}, {9, 3}, {20, 14}} {
+		a := []string{"x"}
+		for i := range c.between {
+			a = append(a, "same "+string(rune('a'+i)))
+		}
+		a = append(a, "y")
+		b := append([]string{"X"}, a[1:len(a)-1]...)
+		b = append(b, "Y")
+		doc := txParse(t, txRender(t, "diff", diffData(t, map[string]any{"old_text": strings.Join(a, "\n"), "new_text": strings.Join(b, "\n")})))
+		folds := txFind(doc, func(n *html.Node) bool { return n.Data == "tbody" && hasClass(n, "diff-fold") })
+		got := 0
+		for _, f := range folds {
+			got += len(txFind(f, func(n *html.Node) bool { return n.Data == "tr" && !hasClass(n, "diff-foldbar") }))
+		}
+		if got != c.folded {
+			t.Errorf("%d unchanged lines between changes: %d folded, want %d", c.between, got, c.folded)
+		}
 	}
 }
 
@@ -267,6 +304,7 @@ func TestDiffWordsAndFoldHelpers(t *testing.T) {
 	}
 	// 10 unchanged above (7 fold, 3 kept), the change, 9 below (3 kept, 6 fold).
 	want := []int{7, 7, 0, 7, 6, 6}
+	// (more than diffFoldOver = 8 fold; diffContext = 3 stay beside the change)
 	if len(shape) != len(want) {
 		t.Fatalf("segments %v, want %v", shape, want)
 	}

@@ -15,6 +15,7 @@ import (
 func init() {
 	addFuncs(template.FuncMap{
 		"md":          Markdown,
+		"mdAt":        MarkdownAt,
 		"href":        href,
 		"src":         src,
 		"icon":        Icon,

@@ -23,7 +23,8 @@ import (
 // lists, autolinks) with raw HTML switched off, then an allow-list sanitiser that
 // keeps only ordinary text markup, http/https/mailto links (rel="noopener
 // noreferrer", new tab for absolute links) and http(s) images. Headings are moved
-// down two levels so an agent's "# Heading" sits under the block's own title.
+// down so an agent's "# Heading" sits one level under the heading it falls under
+// (MarkdownAt: the block's title, or what holds an untitled block), at most h6.
 
 // MaxMarkdown is the longest Markdown field rendered as Markdown (bytes); longer
 // text is shown as plain text, so rendering stays linear in the input.
@@ -78,8 +79,13 @@ var (
 	})
 )
 
-// Markdown renders an agent's Markdown as sanitised HTML.
-func Markdown(src string) template.HTML {
+// Markdown renders an agent's Markdown as sanitised HTML, its "# Heading" an h3 (a
+// top-level block's title is an h2).
+func Markdown(src string) template.HTML { return MarkdownAt(3, src) }
+
+// MarkdownAt renders an agent's Markdown as sanitised HTML, its "# Heading" at level
+// h1 (2..6; "## Heading" one below, and so on, at most h6).
+func MarkdownAt(h1 int, src string) template.HTML {
 	if src == "" {
 		return ""
 	}
@@ -91,7 +97,9 @@ func Markdown(src string) template.HTML {
 		conv = mdNoTables
 	}
 	source := []byte(src)
-	doc := conv.Parser().Parse(text.NewReader(source))
+	pc := parser.NewContext()
+	pc.Set(headingTop, min(max(h1, 2), 6))
+	doc := conv.Parser().Parse(text.NewReader(source), parser.WithContext(pc))
 	var buf bytes.Buffer
 	cut, ok := renderCapped(conv.Renderer(), &buf, source, doc, mdRoom(len(src)))
 	if !ok {
@@ -206,13 +214,21 @@ func (linkBudget) Transform(doc *ast.Document, reader text.Reader, _ parser.Cont
 	}
 }
 
-// headingShift moves Markdown headings down two levels (h1 -> h3, at most h6).
+// headingTop is the parser context's level for a Markdown "# Heading" (MarkdownAt).
+var headingTop = parser.NewContextKey()
+
+// headingShift moves Markdown headings down so that level 1 becomes the context's
+// headingTop (3 when unset), keeping their order, at most h6.
 type headingShift struct{}
 
-func (headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+func (headingShift) Transform(doc *ast.Document, _ text.Reader, pc parser.Context) {
+	top := 3
+	if v, ok := pc.Get(headingTop).(int); ok {
+		top = v
+	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if h, ok := n.(*ast.Heading); ok && entering {
-			h.Level = min(h.Level+2, 6)
+			h.Level = min(h.Level+top-1, 6)
 		}
 		return ast.WalkContinue, nil
 	})

@@ -4,7 +4,9 @@ package render
 // nothing is loaded from an address SafeWebURL refuses (only http(s) and this
 // origin), nothing is linked that SafeURL refuses, and an address that fails is
 // said in words ("Image not shown: unsupported address"), never put in an
-// attribute. Images never overflow their box; embedded pages run sandboxed.
+// attribute. Images never overflow their box. Only YouTube and Vimeo videos are
+// framed, sandboxed, from the providers' player addresses (embed_providers.go);
+// any other page an agent asks to embed is a link.
 
 import (
 	"encoding/json"
@@ -152,6 +154,7 @@ var mimeNames = map[string]string{
 type imageView struct {
 	Src, Alt, Caption, Width string
 	Unsafe                   bool
+	Inline                   bool // a data: address: refused at publish with a warning, never drawn
 }
 
 func viewImage(c *Ctx, data json.RawMessage) (any, error) {
@@ -168,6 +171,7 @@ func viewImage(c *Ctx, data json.RawMessage) (any, error) {
 	v := imageView{Caption: strings.TrimSpace(d.Caption.String()), Width: widthClass(d.Width)}
 	v.Src, _ = SafeWebURL(d.URL)
 	v.Unsafe = v.Src == ""
+	v.Inline = v.Unsafe && len(strings.TrimSpace(d.URL)) >= 5 && strings.EqualFold(strings.TrimSpace(d.URL)[:5], "data:")
 	v.Alt = firstText(d.Alt.String(), v.Caption, d.Title.String())
 	return v, nil
 }
@@ -253,12 +257,15 @@ func viewGallery(c *Ctx, data json.RawMessage) (any, error) {
 // ---- embed ----
 
 type embedView struct {
-	Kind   string // pdf, video, audio, iframe
-	Src    string
-	Title  string
-	Width  string // a w-* class
-	Height string // an emb-h* class
-	NewTab bool
+	Kind     string // pdf, video, audio, player (a provider's video) or link
+	Src      string // what loads (the player's address for a player); the link otherwise
+	Href     string // player: the video's own address, to open it at the provider
+	Provider string // player: YouTube or Vimeo
+	Host     string // link: the address's host, said under the title
+	Title    string
+	Width    string // a w-* class
+	Height   string // an emb-h* class
+	NewTab   bool
 }
 
 func viewEmbed(c *Ctx, data json.RawMessage) (any, error) {
@@ -275,17 +282,28 @@ func viewEmbed(c *Ctx, data json.RawMessage) (any, error) {
 	v := embedView{Kind: d.Type, Width: widthClass(d.Width)}
 	v.Src, _ = SafeWebURL(d.URL)
 	v.NewTab = isAbsoluteWeb(v.Src)
-	if v.Kind != "pdf" && v.Kind != "video" && v.Kind != "audio" && v.Kind != "iframe" {
+	if v.Src == "" {
+		return v, nil
+	}
+	if f, ok := providerFrame(v.Src); ok {
+		v.Kind, v.Provider, v.Href, v.Src = "player", f.Provider, v.Src, f.Src
+		v.Title = firstText(d.Title.String(), f.Provider+" video")
+		return v, nil
+	}
+	if v.Kind != "pdf" && v.Kind != "video" && v.Kind != "audio" {
 		switch e := extOf(d.URL); {
 		case e == ".pdf":
 			v.Kind = "pdf"
-		case videoExt[e]:
+		case videoExt[e] && v.Kind != "iframe":
 			v.Kind = "video"
-		case audioExt[e]:
+		case audioExt[e] && v.Kind != "iframe":
 			v.Kind = "audio"
 		default:
-			v.Kind = "iframe"
+			v.Kind = "link" // a page: never framed (the CSP frames only the providers)
 		}
+	}
+	if u, err := url.Parse(v.Src); err == nil {
+		v.Host = u.Hostname()
 	}
 	v.Title = firstText(d.Title.String(), v.Src, "Embedded content")
 	v.Height = embedHeight(d.Height, v.Kind)

@@ -3,8 +3,12 @@ package render
 // The metric block: one figure (value, change, trend, description, icon) and/or a
 // grid of metric cards (items, each with an optional sparkline). A trend is never
 // told by colour alone: it has an arrow icon and the word up, down or flat (visible
-// when there is no change text, else for screen readers). Sparklines come from the
-// chart package, escaped there (see charts.go), and are described in words.
+// when there is no change text, else for screen readers). The colour follows the
+// agent's stated meaning: with good: "up" or "down", the trend in that direction is
+// green and the other red, and the words say "better" or "worse" ("Failed payments
+// ↑" with good: "down" is red, "Up, worse"); without good, up is green and down red,
+// as before. Sparklines come from the chart package, escaped there (see charts.go),
+// and are described in words.
 
 import (
 	"encoding/json"
@@ -29,6 +33,7 @@ type metricView struct {
 type metricCard struct {
 	Label, Value, Change, Description string
 	Trend, TrendWord, TrendIcon       string // Trend is up, down, flat or ""
+	Tone                              string // the colour: up, down, flat, good, bad or ""
 	Icon                              template.HTML
 	Spark                             template.HTML
 	SparkText                         string
@@ -41,10 +46,12 @@ func viewMetric(c *Ctx, data json.RawMessage) (any, error) {
 		Trend       Scalar `json:"trend"`
 		Description Scalar `json:"description"`
 		Icon        Scalar `json:"icon"`
+		Good        Scalar `json:"good"`
 		Items       []struct {
 			Label      Scalar  `json:"label"`
 			Value      Scalar  `json:"value"`
 			Trend      Scalar  `json:"trend"`
+			Good       Scalar  `json:"good"`
 			TrendValue Scalar  `json:"trend_value"`
 			Sparkline  []chNum `json:"sparkline"`
 		} `json:"items"`
@@ -59,7 +66,7 @@ func viewMetric(c *Ctx, data json.RawMessage) (any, error) {
 		Description: strings.TrimSpace(d.Description.String()),
 		Icon:        Icon(d.Icon.String()),
 	}
-	one.setTrend(d.Trend.String())
+	one.setTrend(d.Trend.String(), d.Good.String())
 	if one.Value != "" || one.Change != "" || one.Description != "" || len(d.Items) == 0 {
 		if one.Value == "" {
 			one.Value = "–"
@@ -83,12 +90,16 @@ func viewMetric(c *Ctx, data json.RawMessage) (any, error) {
 		if card.Value == "" {
 			card.Value = "–"
 		}
-		card.setTrend(it.Trend.String())
+		good := it.Good.String()
+		if strings.TrimSpace(good) == "" {
+			good = d.Good.String() // an item without its own good takes the block's
+		}
+		card.setTrend(it.Trend.String(), good)
 		if len(it.Sparkline) > 0 {
 			vals := chNumbers(it.Sparkline[:min(len(it.Sparkline), chart.MaxPoints)])
 			cls := "s1"
-			if card.Trend != "" {
-				cls = "mt-" + card.Trend
+			if card.Tone != "" {
+				cls = "mt-" + card.Tone
 			}
 			card.Spark = chartSVG(chart.Sparkline(vals, chart.SparkOptions{Class: cls, Height: 32}))
 			sum, _, _, _, _ := chSummary(vals)
@@ -99,8 +110,11 @@ func viewMetric(c *Ctx, data json.RawMessage) (any, error) {
 	return v, nil
 }
 
-// setTrend reads up, down or flat (any case; "increase"/"decrease" too).
-func (m *metricCard) setTrend(t string) {
+// setTrend reads up, down or flat (any case; "increase"/"decrease" too), and the
+// direction that is good, up or down (anything else: none stated). With a good
+// direction the colour says good or bad and the words say better or worse; without
+// one the colour is the direction's (up green, down red).
+func (m *metricCard) setTrend(t, good string) {
 	switch strings.ToLower(strings.TrimSpace(t)) {
 	case "up", "increase", "rising":
 		m.Trend, m.TrendWord, m.TrendIcon = "up", "Up", "arrow-up"
@@ -108,6 +122,18 @@ func (m *metricCard) setTrend(t string) {
 		m.Trend, m.TrendWord, m.TrendIcon = "down", "Down", "arrow-down"
 	case "flat", "steady", "unchanged":
 		m.Trend, m.TrendWord, m.TrendIcon = "flat", "Flat", "arrow-right"
+	default:
+		return
+	}
+	m.Tone = m.Trend
+	g := strings.ToLower(strings.TrimSpace(good))
+	if m.Trend == "flat" || (g != "up" && g != "down") {
+		return
+	}
+	if m.Trend == g {
+		m.Tone, m.TrendWord = "good", m.TrendWord+", better"
+	} else {
+		m.Tone, m.TrendWord = "bad", m.TrendWord+", worse"
 	}
 }
 

@@ -117,3 +117,41 @@ func TestMetricValueKeepsWhatTheAgentWrote(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricTrendColourFollowsWhatTheAgentCallsGood: with good: "down", "Failed
+// payments ↑" is red and says "worse"; a fall is green and says "better"; an item
+// takes the block's good unless it has its own; without good, up stays green and
+// down red as before; the sparkline takes the same colour as the trend.
+func TestMetricTrendColourFollowsWhatTheAgentCallsGood(t *testing.T) {
+	for _, c := range []struct {
+		data, class, words string
+	}{
+		{`{"title":"Failed payments","value":42,"change":"+12%","trend":"up","good":"down"}`, "mt-t-bad", "Up, worse +12%"},
+		{`{"title":"Failed payments","value":30,"change":"-8%","trend":"down","good":"down"}`, "mt-t-good", "Down, better -8%"},
+		{`{"title":"Revenue","value":30,"trend":"down","good":"up"}`, "mt-t-bad", "Down, worse"},
+		{`{"title":"Revenue","value":30,"trend":"up","good":"UP"}`, "mt-t-good", "Up, better"},
+		{`{"value":30,"trend":"flat","good":"down"}`, "mt-t-flat", "Flat"},
+		{`{"value":30,"trend":"up"}`, "mt-t-up", "Up"},
+		{`{"value":30,"trend":"down"}`, "mt-t-down", "Down"},
+		{`{"value":30,"trend":"up","good":"sideways"}`, "mt-t-up", "Up"},
+	} {
+		_, doc := chRender(t, "metric", c.data)
+		tr := chFind(doc, chClass("mt-trend"))
+		if len(tr) != 1 || !hasClass(tr[0], c.class) {
+			t.Errorf("%s: trend %v is not %s", c.data, chTexts(tr), c.class)
+			continue
+		}
+		if got := strings.Join(strings.Fields(chText(tr[0])), " "); got != c.words {
+			t.Errorf("%s: trend reads %q, want %q", c.data, got, c.words)
+		}
+	}
+	out, doc := chRender(t, "metric", `{"good":"down","items":[{"label":"Failed payments","value":42,"trend":"up","sparkline":[1,2,3]},
+		{"label":"Revenue","value":9,"trend":"up","good":"up","sparkline":[1,2,3]}]}`)
+	cards := chFind(doc, chClass("mt-card"))
+	if len(cards) != 2 || len(chFind(cards[0], chClass("mt-t-bad"))) != 1 || len(chFind(cards[1], chClass("mt-t-good"))) != 1 {
+		t.Fatalf("cards %v", chTexts(cards))
+	}
+	if !strings.Contains(out, `class="ch-series mt-bad"`) || !strings.Contains(out, `class="ch-series mt-good"`) {
+		t.Errorf("the sparklines do not take the trend's meaning")
+	}
+}

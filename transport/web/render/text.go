@@ -89,16 +89,18 @@ type textView struct {
 	Summary     string
 	Level       int
 	HeadingID   string
+	MdLevel     int // the level of a "# Heading" in Content: one under the block's title
 }
 
 func viewText(c *Ctx, data json.RawMessage) (any, error) {
 	var d struct {
+		Title   Scalar `json:"title"`
 		Content Scalar `json:"content"`
 	}
 	if err := decode(data, &d); err != nil {
 		return nil, err
 	}
-	return textView{Content: d.Content.String()}, nil
+	return textView{Content: d.Content.String(), MdLevel: stSubLevel(c, d.Title)}, nil
 }
 
 // rich_text is text that can be folded: collapsible shows it in a <details>,
@@ -113,7 +115,7 @@ func viewRichText(c *Ctx, data json.RawMessage) (any, error) {
 	if err := decode(data, &d); err != nil {
 		return nil, err
 	}
-	v := textView{Content: d.Content.String(), Collapsible: bool(d.Collapsible)}
+	v := textView{Content: d.Content.String(), Collapsible: bool(d.Collapsible), MdLevel: stSubLevel(c, d.Title)}
 	if v.Collapsible {
 		c.OwnTitle()
 		v.Summary = strings.TrimSpace(d.Title.String())
@@ -121,6 +123,7 @@ func viewRichText(c *Ctx, data json.RawMessage) (any, error) {
 			v.Summary = "Details"
 		}
 		v.Level, v.HeadingID = c.Level(), c.DOMID()+"-h"
+		v.MdLevel = min(v.Level+1, 6) // under the summary's heading
 	}
 	return v, nil
 }
@@ -136,6 +139,7 @@ type calloutView struct {
 	HeadingID   string
 	Content     string
 	Collapsible bool
+	MdLevel     int // the level of a "# Heading" in Content: one under the title
 }
 
 var calloutLabels = map[string]string{"info": "Note", "warning": "Warning", "error": "Error", "success": "Success"}
@@ -157,7 +161,8 @@ func viewCallout(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	c.OwnTitle()
 	v := calloutView{Style: strings.ToLower(strings.TrimSpace(d.Style.String())), Title: strings.TrimSpace(d.Title.String()),
-		Level: c.Level(), HeadingID: c.DOMID() + "-h", Content: d.Content.String(), Collapsible: bool(d.Collapsible)}
+		Level: c.Level(), HeadingID: c.DOMID() + "-h", Content: d.Content.String(), Collapsible: bool(d.Collapsible),
+		MdLevel: stSubLevel(c, d.Title)}
 	switch v.Style {
 	case "warn":
 		v.Style = "warning"
@@ -183,6 +188,7 @@ func viewCallout(c *Ctx, data json.RawMessage) (any, error) {
 type threadView struct {
 	Messages []threadMessage
 	More     int
+	MdLevel  int // the level of a "# Heading" in a message: one under the block's title
 }
 
 type threadMessage struct {
@@ -197,6 +203,7 @@ type threadMessage struct {
 
 func viewThread(c *Ctx, data json.RawMessage) (any, error) {
 	var d struct {
+		Title    Scalar `json:"title"`
 		Messages []struct {
 			Author  Scalar `json:"author"`
 			Avatar  Scalar `json:"avatar"`
@@ -208,7 +215,7 @@ func viewThread(c *Ctx, data json.RawMessage) (any, error) {
 		return nil, err
 	}
 	msgs := d.Messages
-	v := threadView{}
+	v := threadView{MdLevel: stSubLevel(c, d.Title)}
 	if len(msgs) > MaxItems {
 		v.More = len(msgs) - MaxItems
 		msgs = msgs[:MaxItems]

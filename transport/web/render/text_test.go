@@ -7,6 +7,7 @@ package render
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -436,4 +437,65 @@ func txAttr(n *html.Node, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// TestMarkdownHeadingsStartBelowTheBlocksOwnHeading: an agent's "# Heading" is one
+// level under the heading it falls under: under a top-level block's title (h2) it
+// is an h3; in an untitled top-level block (under the page's h1) an h2; in a titled
+// block nested in a titled group an h4; capped at h6. Read in page order, headings
+// never skip a level (before, "#" was always an h3, so an untitled block jumped
+// from h1 to h3, and a nested block's "#" sat at its own title's level).
+func TestMarkdownHeadingsStartBelowTheBlocksOwnHeading(t *testing.T) {
+	md := `"content":"# One\n\n## Two\n\n### Three"`
+	page := []blocks.Block{
+		{ID: "t1", Type: "text", Data: json.RawMessage(`{"title":"Titled",` + md + `}`)},
+		{ID: "t2", Type: "text", Data: json.RawMessage(`{` + md + `}`)},
+		{ID: "g1", Type: "group", Data: json.RawMessage(`{"title":"Group","blocks":[
+			{"id":"n1","type":"rich_text","data":{"title":"Nested",` + md + `}},
+			{"id":"n2","type":"callout","data":{"title":"Careful","style":"warning",` + md + `}},
+			{"id":"n3","type":"thread","data":{"messages":[{"author":"Ann",` + md + `}]}},
+			{"id":"n4","type":"rich_text","data":{"collapsible":true,` + md + `}}]}`)},
+	}
+	doc := txParse(t, renderAll(t, page, testOptions()))
+	levels := func(root *html.Node) []int {
+		var out []int
+		for _, h := range txFind(root, func(n *html.Node) bool {
+			return len(n.Data) == 2 && n.Data[0] == 'h' && n.Data[1] >= '1' && n.Data[1] <= '6'
+		}) {
+			out = append(out, int(h.Data[1]-'0'))
+		}
+		return out
+	}
+	mdLevels := func(id string) []int {
+		var md []int
+		for _, b := range txFind(doc, func(n *html.Node) bool { return attr(n, "id") == id }) {
+			for _, d := range txFind(b, txByClass("md")) {
+				md = append(md, levels(d)...)
+			}
+		}
+		return md
+	}
+	for id, want := range map[string][]int{
+		"blk-t1":     {3, 4, 5}, // under the title's h2
+		"blk-t2":     {2, 3, 4}, // untitled: under the page's h1
+		"blk-g1-g-0": {4, 5, 6}, // under the group's h2 and its own h3
+		"blk-g1-g-1": {4, 5, 6}, // the callout's own title is an h3
+		"blk-g1-g-2": {3, 4, 5}, // an untitled thread in the group: under the group's h2
+		"blk-g1-g-3": {4, 5, 6}, // under the collapsible's summary heading (h3)
+	} {
+		if got := mdLevels(id); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: Markdown headings at h%v, want h%v", id, got, want)
+		}
+	}
+	prev := 1 // the page's own h1
+	for _, l := range levels(doc) {
+		if l > prev+1 {
+			t.Errorf("headings skip from h%d to h%d: %v", prev, l, levels(doc))
+			break
+		}
+		prev = l
+	}
+	if got := levels(txParse(t, string(MarkdownAt(6, "# a\n\n## b\n\n###### c")))); fmt.Sprint(got) != "[6 6 6]" {
+		t.Errorf("capped at h6: h%v", got)
+	}
 }

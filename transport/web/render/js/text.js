@@ -1,5 +1,5 @@
 // Behaviour of the text group's blocks. All of it is progressive: without script
-// every table row and diff line shows, the log box scrolls by hand, and no control
+// every table row shows, the log box scrolls by hand, and no control
 // is dead (the Copy button, sort buttons and "Show" buttons exist only once this
 // runs). init is idempotent (data-tx-on marks what is wired), since the page calls
 // it again on fragments inserted live.
@@ -9,7 +9,6 @@
 //  - .logs[data-autoscroll]: kept scrolled to the newest line, on load and when
 //    lines are appended, unless the reader has scrolled up.
 //  - [data-code]: the Copy button copies the code's text (line numbers are CSS).
-//  - [data-diff-fold]: long unchanged runs of a diff fold behind a button.
 (function () {
   "use strict";
   var SVGNS = "http://www.w3.org/2000/svg";
@@ -172,28 +171,11 @@
     btn.hidden = false;
   }
 
-  // Diffs: fold long unchanged runs.
-  function initFold(tbody) {
-    if (!once(tbody)) return;
-    var bar = tbody.querySelector(".diff-foldbar");
-    var btn = bar && bar.querySelector("button");
-    if (!btn) return;
-    tbody.classList.add("is-folded");
-    bar.hidden = false;
-    btn.addEventListener("click", function () {
-      tbody.classList.remove("is-folded");
-      bar.hidden = true;
-      var scroller = tbody.closest ? tbody.closest(".diff-scroll") : null;
-      if (scroller) scroller.focus();
-    });
-  }
-
   function scan(scope) {
     scope = scope || document;
     each(scope, "table.tbl[data-sortable], table.tbl[data-max-rows]", initTable);
     each(scope, ".logs[data-autoscroll]", initLog);
     each(scope, "[data-code]", initCopy);
-    each(scope, "[data-diff-fold]", initFold);
   }
   window.folioBlocks = window.folioBlocks || [];
   window.folioBlocks.push(scan);
