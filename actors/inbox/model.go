@@ -41,17 +41,22 @@ const schemaV1 = 1
 // only by the tenant's InboxActor; both read-modify-write inside one bbolt
 // transaction, so neither ever overwrites the other.
 type Entry struct {
-	V           int        `json:"v"`
-	ID          string     `json:"id"`
-	TenantID    string     `json:"tenant_id"`
-	PageID      string     `json:"page_id"`
-	Title       string     `json:"title"`
-	PageType    string     `json:"page_type"`
-	Priority    string     `json:"priority"`
-	Status      string     `json:"status"`
-	Starred     bool       `json:"starred"`
-	PageStatus  string     `json:"page_status"`
-	Decision    string     `json:"decision,omitempty"` // approved or rejected once the page completed
+	V          int    `json:"v"`
+	ID         string `json:"id"`
+	TenantID   string `json:"tenant_id"`
+	PageID     string `json:"page_id"`
+	Title      string `json:"title"`
+	PageType   string `json:"page_type"`
+	Priority   string `json:"priority"`
+	Status     string `json:"status"`
+	Starred    bool   `json:"starred"`
+	PageStatus string `json:"page_status"`
+	Decision   string `json:"decision,omitempty"` // approved or rejected once the page completed
+	// The page's most recent executed action, its label and outcome (approved,
+	// rejected, none); empty before any (verdict.go in actors/page).
+	ActionID    string     `json:"action_id,omitempty"`
+	ActionLabel string     `json:"action_label,omitempty"`
+	Outcome     string     `json:"outcome,omitempty"`
 	Livemode    bool       `json:"livemode"`
 	CreatedAt   time.Time  `json:"created_at"`
 	ExpiresAt   *time.Time `json:"expires_at,omitempty"`

@@ -27,6 +27,7 @@ const (
 	outcomeCompleted byte = 1 // completed and approved
 	outcomeRevoked   byte = 2
 	outcomeRejected  byte = 3 // completed and rejected
+	outcomeNeutral   byte = 4 // completed by a neutral action (decision "none"): no verdict, not counted
 )
 
 type qualityAgg struct {
@@ -41,10 +42,13 @@ type qualityAgg struct {
 func outcomeOf(e *Entry) (byte, int64) {
 	switch e.PageStatus {
 	case "completed":
-		if e.Decision == "rejected" {
+		switch e.Decision {
+		case "rejected":
 			return outcomeRejected, decisionMs(e)
+		case "approved":
+			return outcomeCompleted, decisionMs(e)
 		}
-		return outcomeCompleted, decisionMs(e)
+		return outcomeNeutral, 0
 	case "revoked":
 		return outcomeRevoked, 0
 	}
@@ -168,7 +172,9 @@ type Score struct {
 //	acceptanceRate = approved / (approved + rejected + revoked) × 100     (0 when none)
 //	decisionSpeed  = 100 × max(0, 1 − avg hours publish→completion / 24)   (0 when nothing completed)
 //
-// where approved and rejected are pages completed with that decision.
+// where approved and rejected are pages completed with that decision; a page
+// completed by a neutral action (decision "none") counts in neither, nor in the
+// decision speed.
 //
 //	score          = 0.7 × acceptanceRate + 0.3 × decisionSpeed
 //
