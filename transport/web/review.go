@@ -116,9 +116,9 @@ type stateView struct {
 	Decision *decisionView
 	// Step is the latest action declared final:false (snooze, acknowledge) while
 	// the page is still open: recorded, shown under its own label, neutral.
-	Step     *decisionView
-	Chain    *chainView
-	Expired  bool
+	Step    *decisionView
+	Chain   *chainView
+	Expired bool
 }
 
 type decisionView struct {
