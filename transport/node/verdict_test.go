@@ -250,8 +250,9 @@ func TestDecisionsRaceAWriterOnTheVersionTheyRead(t *testing.T) {
 					d := errDetails(c)
 					switch {
 					case c.status == 200:
+						recorded, _ := c.body["page_version"].(float64)
 						mu.Lock()
-						wins[id] = append(wins[id], win{named: v, recorded: int(c.body["page_version"].(float64))})
+						wins[id] = append(wins[id], win{named: v, recorded: int(recorded)})
 						mu.Unlock()
 						return
 					case c.status == 409 && d["reason"] == "page_changed":
@@ -260,7 +261,8 @@ func TestDecisionsRaceAWriterOnTheVersionTheyRead(t *testing.T) {
 						mu.Unlock()
 						// The refusal names the current version: the racer has read it,
 						// and decides again on it.
-						v = int(d["current_version"].(float64))
+						cur, _ := d["current_version"].(float64)
+						v = int(cur)
 						continue
 					case c.status == 409 && d["status"] == "completed":
 						return // another racer decided
@@ -301,7 +303,7 @@ func TestDecisionsRaceAWriterOnTheVersionTheyRead(t *testing.T) {
 				current = int(d["version"].(float64))
 			case "action.executed":
 				executed++
-				if int(d["page_version"].(float64)) != current || current != w[0].recorded {
+				if got, _ := d["page_version"].(float64); int(got) != current || current != w[0].recorded {
 					t.Errorf("page %s: decision recorded version %v, the page was at %d when it committed (response said %d)", id, d["page_version"], current, w[0].recorded)
 				}
 			}
