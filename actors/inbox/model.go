@@ -64,6 +64,14 @@ type Entry struct {
 	CompletedAt *time.Time `json:"completed_at,omitempty"`
 }
 
+// neutral tells whether a completed page's decision was neither approval nor
+// rejection: completed by an action declared decision "none" (no Decision, the last
+// action's outcome none). A completed entry without a Decision from before outcomes
+// were recorded keeps counting as approved, as it always did.
+func (e *Entry) neutral() bool {
+	return e.Decision == "" && e.Outcome == "none"
+}
+
 // EffectivePageStatus is the page status a reader sees at now: an active page past
 // its expiry time reads as expired even before the expiry loop committed it.
 func (e *Entry) EffectivePageStatus(now time.Time) string {

@@ -42,13 +42,13 @@ type qualityAgg struct {
 func outcomeOf(e *Entry) (byte, int64) {
 	switch e.PageStatus {
 	case "completed":
-		switch e.Decision {
-		case "rejected":
+		switch {
+		case e.Decision == "rejected":
 			return outcomeRejected, decisionMs(e)
-		case "approved":
-			return outcomeCompleted, decisionMs(e)
+		case e.neutral():
+			return outcomeNeutral, 0
 		}
-		return outcomeNeutral, 0
+		return outcomeCompleted, decisionMs(e)
 	case "revoked":
 		return outcomeRevoked, 0
 	}

@@ -56,11 +56,10 @@ func contribution(e *Entry, sign int) counters {
 	case "completed":
 		c.Completed = sign
 		c.DecisionMs = int64(sign) * decisionMs(e)
-		switch e.Decision {
-		case "rejected":
+		switch {
+		case e.Decision == "rejected":
 			c.Rejected = sign
-		case "approved":
-		default:
+		case e.neutral():
 			c.Neutral = sign
 		}
 	case "revoked":

@@ -62,7 +62,7 @@ type Action struct {
 	ActionID string `json:"action_id" jsonschema:"the id you get back when it is pressed, such as approve or reject (letters, digits, _ . : -)"`
 	Label    string `json:"label,omitempty" jsonschema:"the button's text (default: action_id)"`
 	Style    string `json:"style,omitempty" enum:"primary,secondary,danger" jsonschema:"how the button looks; danger asks the person to confirm"`
-	Decision string `json:"decision,omitempty" enum:"approve,reject,none" jsonschema:"what pressing it decides (default: approve for most ids, reject for reject, deny, decline and danger buttons; none: a neutral outcome)"`
+	Decision string `json:"decision,omitempty" enum:"approve,reject" jsonschema:"what pressing it decides (default: approve for most ids, reject for reject, deny, decline and danger buttons)"`
 }
 
 // defaultActions are the buttons of a page published without any: it can be decided.
