@@ -36,11 +36,18 @@ type pageState struct {
 }
 
 type actionExecuted struct {
-	ActionID    string          `json:"action_id"`
-	ActionLabel string          `json:"action_label"`
-	Comment     *string         `json:"comment"`
+	ActionID    string  `json:"action_id"`
+	ActionLabel string  `json:"action_label"`
+	Comment     *string `json:"comment"`
+	// The verdict: the content version and hash it was decided on (0 and "" when
+	// the execution predates versions), the outcome (approved, rejected, none), and
+	// whether the action ended the page.
+	ContentHash string          `json:"content_hash"`
 	Decision    *string         `json:"decision"`
+	Final       bool            `json:"final"`
 	FormData    json.RawMessage `json:"form_data"`
+	Outcome     string          `json:"outcome"`
+	PageVersion int             `json:"page_version"`
 }
 
 type stepCompleted struct {
@@ -84,7 +91,8 @@ func callbackBody(ev page.Event) ([]byte, error) {
 	switch d := ev.Data.(type) {
 	case page.ActionExecuted:
 		env.Data = actionExecuted{ActionID: d.ActionID, ActionLabel: d.ActionLabel, Comment: d.Comment,
-			Decision: orNull(d.Decision), FormData: d.FormData}
+			Decision: orNull(d.Decision), FormData: d.FormData,
+			Outcome: page.OutcomeOf(d.Decision), Final: !d.Verdict.Step, PageVersion: d.Verdict.PageVersion, ContentHash: d.Verdict.ContentHash}
 		env.Actor = personOf(ev.Actor)
 		env.PageState = &pageState{Current: d.PageState.Current, Previous: d.PageState.Previous}
 	case page.ApprovalStepCompleted:

@@ -12,14 +12,15 @@ func TestCallbackBodiesHaveExactlyTheSpecFields(t *testing.T) {
 	at := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
 	ev := page.Event{ID: "evt_1", Type: "action.executed", PageID: "pg_1", At: at,
 		Data: page.ActionExecuted{ActionID: "approve", ActionLabel: "Approve",
-			Comment: nil, FormData: nil, PageState: page.PageState{Previous: "active", Current: "completed"}, Decision: "approved"},
+			Comment: nil, FormData: nil, PageState: page.PageState{Previous: "active", Current: "completed"}, Decision: "approved",
+			Verdict: page.Verdict{PageVersion: 3, ContentHash: "sha256:ab"}},
 		Actor: &page.Person{Identity: "alice", AuthMethod: "api_key"}}
 	b, err := callbackBody(ev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"event":"action.executed","event_id":"evt_1","page_id":"pg_1","timestamp":"2026-02-03T04:05:06Z",` +
-		`"data":{"action_id":"approve","action_label":"Approve","comment":null,"decision":"approved","form_data":null},` +
+		`"data":{"action_id":"approve","action_label":"Approve","comment":null,"content_hash":"sha256:ab","decision":"approved","final":true,"form_data":null,"outcome":"approved","page_version":3},` +
 		`"actor":{"auth_method":"api_key","identity":"alice"},"page_state":{"current":"completed","previous":"active"}}`
 	if string(b) != want {
 		t.Errorf("body\n%s\nwant\n%s", b, want)

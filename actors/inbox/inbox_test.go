@@ -301,7 +301,7 @@ func TestDashboardCarriesOnFromCountersStoredAsJSON(t *testing.T) {
 		}
 	}
 	_ = s.View(func(tx *persistence.Tx) error {
-		if b := tx.Get(bucketAll, []byte("ten")); len(b) == 0 || b[0] != countersV3 {
+		if b := tx.Get(bucketAll, []byte("ten")); len(b) == 0 || b[0] != countersV4 {
 			t.Fatalf("all-time counters not rewritten: %q", b)
 		}
 		return nil

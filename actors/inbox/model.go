@@ -41,22 +41,35 @@ const schemaV1 = 1
 // only by the tenant's InboxActor; both read-modify-write inside one bbolt
 // transaction, so neither ever overwrites the other.
 type Entry struct {
-	V           int        `json:"v"`
-	ID          string     `json:"id"`
-	TenantID    string     `json:"tenant_id"`
-	PageID      string     `json:"page_id"`
-	Title       string     `json:"title"`
-	PageType    string     `json:"page_type"`
-	Priority    string     `json:"priority"`
-	Status      string     `json:"status"`
-	Starred     bool       `json:"starred"`
-	PageStatus  string     `json:"page_status"`
-	Decision    string     `json:"decision,omitempty"` // approved or rejected once the page completed
+	V          int    `json:"v"`
+	ID         string `json:"id"`
+	TenantID   string `json:"tenant_id"`
+	PageID     string `json:"page_id"`
+	Title      string `json:"title"`
+	PageType   string `json:"page_type"`
+	Priority   string `json:"priority"`
+	Status     string `json:"status"`
+	Starred    bool   `json:"starred"`
+	PageStatus string `json:"page_status"`
+	Decision   string `json:"decision,omitempty"` // approved or rejected once the page completed
+	// The page's most recent executed action, its label and outcome (approved,
+	// rejected, none); empty before any (verdict.go in actors/page).
+	ActionID    string     `json:"action_id,omitempty"`
+	ActionLabel string     `json:"action_label,omitempty"`
+	Outcome     string     `json:"outcome,omitempty"`
 	Livemode    bool       `json:"livemode"`
 	CreatedAt   time.Time  `json:"created_at"`
 	ExpiresAt   *time.Time `json:"expires_at,omitempty"`
 	PublishedAt *time.Time `json:"published_at,omitempty"`
 	CompletedAt *time.Time `json:"completed_at,omitempty"`
+}
+
+// neutral tells whether a completed page's decision was neither approval nor
+// rejection: completed by an action declared decision "none" (no Decision, the last
+// action's outcome none). A completed entry without a Decision from before outcomes
+// were recorded keeps counting as approved, as it always did.
+func (e *Entry) neutral() bool {
+	return e.Decision == "" && e.Outcome == "none"
 }
 
 // EffectivePageStatus is the page status a reader sees at now: an active page past

@@ -47,6 +47,12 @@ func fromPage(p *page.Page, old *Entry) *Entry {
 	e := &Entry{V: schemaV1, ID: EntryID(p.ID), TenantID: p.TenantID, PageID: p.ID, Title: p.Title,
 		PageType: p.PageType, Priority: p.Priority, Status: Unread, PageStatus: p.Status, Decision: p.Decision, Livemode: p.Livemode,
 		CreatedAt: p.CreatedAt.UTC(), ExpiresAt: utc(p.ExpiresAt), PublishedAt: utc(p.PublishedAt), CompletedAt: utc(p.CompletedAt)}
+	if x := p.LastExecution(); x != nil {
+		e.ActionID, e.ActionLabel, e.Outcome = x.ActionID, x.ActionLabel, x.OutcomeOf()
+		if e.ActionLabel == "" {
+			e.ActionLabel = x.ActionID
+		}
+	}
 	if old != nil {
 		e.Status, e.Starred = old.Status, old.Starred
 		e.CreatedAt = old.CreatedAt // the index keys hang on it
@@ -58,6 +64,7 @@ func fromPage(p *page.Page, old *Entry) *Entry {
 func same(a, b *Entry) bool {
 	return a.Title == b.Title && a.PageType == b.PageType && a.Priority == b.Priority &&
 		a.Status == b.Status && a.Starred == b.Starred && a.PageStatus == b.PageStatus && a.Decision == b.Decision &&
+		a.ActionID == b.ActionID && a.ActionLabel == b.ActionLabel && a.Outcome == b.Outcome &&
 		a.Livemode == b.Livemode && a.TenantID == b.TenantID && a.CreatedAt.Equal(b.CreatedAt) &&
 		sameTime(a.ExpiresAt, b.ExpiresAt) && sameTime(a.PublishedAt, b.PublishedAt) && sameTime(a.CompletedAt, b.CompletedAt)
 }

@@ -27,6 +27,7 @@ const (
 	outcomeCompleted byte = 1 // completed and approved
 	outcomeRevoked   byte = 2
 	outcomeRejected  byte = 3 // completed and rejected
+	outcomeNeutral   byte = 4 // completed by a neutral action (decision "none"): no verdict, not counted
 )
 
 type qualityAgg struct {
@@ -41,8 +42,11 @@ type qualityAgg struct {
 func outcomeOf(e *Entry) (byte, int64) {
 	switch e.PageStatus {
 	case "completed":
-		if e.Decision == "rejected" {
+		switch {
+		case e.Decision == "rejected":
 			return outcomeRejected, decisionMs(e)
+		case e.neutral():
+			return outcomeNeutral, 0
 		}
 		return outcomeCompleted, decisionMs(e)
 	case "revoked":
@@ -168,7 +172,9 @@ type Score struct {
 //	acceptanceRate = approved / (approved + rejected + revoked) × 100     (0 when none)
 //	decisionSpeed  = 100 × max(0, 1 − avg hours publish→completion / 24)   (0 when nothing completed)
 //
-// where approved and rejected are pages completed with that decision.
+// where approved and rejected are pages completed with that decision; a page
+// completed by a neutral action (decision "none") counts in neither, nor in the
+// decision speed.
 //
 //	score          = 0.7 × acceptanceRate + 0.3 × decisionSpeed
 //

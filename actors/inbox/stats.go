@@ -28,6 +28,9 @@ type counters struct {
 	Expired    int   `json:"expired"`
 	DecisionMs int64 `json:"decision_ms"` // sum over completed pages of completedAt - publishedAt
 	Rejected   int   `json:"rejected"`    // completed pages whose decision rejected (counted in Completed too)
+	// Neutral counts completed pages whose decision neither approved nor rejected
+	// (an action declared decision:"none"; counted in Completed too).
+	Neutral int `json:"neutral,omitempty"`
 }
 
 func (c *counters) add(o *counters) {
@@ -39,6 +42,7 @@ func (c *counters) add(o *counters) {
 	c.Expired += o.Expired
 	c.DecisionMs += o.DecisionMs
 	c.Rejected += o.Rejected
+	c.Neutral += o.Neutral
 }
 
 // contribution is what one entry adds to the counters of its creation hour.
@@ -52,8 +56,11 @@ func contribution(e *Entry, sign int) counters {
 	case "completed":
 		c.Completed = sign
 		c.DecisionMs = int64(sign) * decisionMs(e)
-		if e.Decision == "rejected" {
+		switch {
+		case e.Decision == "rejected":
 			c.Rejected = sign
+		case e.neutral():
+			c.Neutral = sign
 		}
 	case "revoked":
 		c.Revoked = sign
@@ -89,17 +96,19 @@ func addCounters(tx *persistence.Tx, bucket string, key []byte, delta counters) 
 // Counters are stored as countersV3 followed by the eight tallies (int64, big
 // endian): every page change rewrites two of them inside the store's single commit
 // loop, where a JSON round trip cost more than the rest of the inbox's writes.
-// Records of version 2 (seven tallies, no Rejected) and 1 (JSON) are still read;
-// the next change rewrites them.
+// Version 4 adds Neutral as a ninth tally. Records of version 3 (no Neutral), 2
+// (seven tallies, no Rejected) and 1 (JSON) are still read; the next change
+// rewrites them.
 const (
 	countersV2 = 2
 	countersV3 = 3
+	countersV4 = 4
 )
 
 func (c *counters) encode() []byte {
-	out := make([]byte, 1, 1+8*8)
-	out[0] = countersV3
-	for _, n := range []int64{int64(c.Total), int64(c.Draft), int64(c.Active), int64(c.Completed), int64(c.Revoked), int64(c.Expired), c.DecisionMs, int64(c.Rejected)} {
+	out := make([]byte, 1, 1+9*8)
+	out[0] = countersV4
+	for _, n := range []int64{int64(c.Total), int64(c.Draft), int64(c.Active), int64(c.Completed), int64(c.Revoked), int64(c.Expired), c.DecisionMs, int64(c.Rejected), int64(c.Neutral)} {
 		out = binary.BigEndian.AppendUint64(out, uint64(n))
 	}
 	return out
@@ -114,14 +123,17 @@ func decodeCounters(b []byte) (counters, error) {
 	case b[0] == '{':
 		err := json.Unmarshal(b, &c)
 		return c, err
-	case !(b[0] == countersV2 && len(b) == 1+7*8) && !(b[0] == countersV3 && len(b) == 1+8*8):
+	case !(b[0] == countersV2 && len(b) == 1+7*8) && !(b[0] == countersV3 && len(b) == 1+8*8) && !(b[0] == countersV4 && len(b) == 1+9*8):
 		return c, fmt.Errorf("inbox: counters record of %d bytes, version %d", len(b), b[0])
 	}
 	n := func(i int) int64 { return int64(binary.BigEndian.Uint64(b[1+8*i:])) }
 	c = counters{V: int(b[0]), Total: int(n(0)), Draft: int(n(1)), Active: int(n(2)), Completed: int(n(3)),
 		Revoked: int(n(4)), Expired: int(n(5)), DecisionMs: n(6)}
-	if b[0] == countersV3 {
+	if b[0] >= countersV3 {
 		c.Rejected = int(n(7))
+	}
+	if b[0] >= countersV4 {
+		c.Neutral = int(n(8))
 	}
 	return c, nil
 }
@@ -158,8 +170,10 @@ type Metrics struct {
 // Dashboard sums the counters of pages created in the period: "7d" and "30d" start
 // at the beginning of the UTC hour that was 7 (30) days before now; "all" is every
 // page. Resolution time is publish -> completion averaged over completed pages, in
-// hours; approval rate is approved / (completed + revoked), where approved are the
-// completed pages whose decision approved; 0 when there are none.
+// hours; approval rate is approved / (approved + rejected + revoked), where approved
+// and rejected are the completed pages whose decision approved or rejected (a page
+// completed by a neutral action, decision:"none", counts in neither); 0 when there
+// are none.
 func Dashboard(store *persistence.Store, tenantID, period string, now time.Time) (Metrics, error) {
 	var sum counters
 	err := store.View(func(tx *persistence.Tx) error {
@@ -186,8 +200,8 @@ func Dashboard(store *persistence.Store, tenantID, period string, now time.Time)
 	if sum.Completed > 0 {
 		m.AvgResolutionTimeHours = round(float64(sum.DecisionMs)/float64(sum.Completed)/3_600_000, 2)
 	}
-	if decided := sum.Completed + sum.Revoked; decided > 0 {
-		m.ApprovalRate = round(float64(sum.Completed-sum.Rejected)/float64(decided), 4)
+	if decided := sum.Completed - sum.Neutral + sum.Revoked; decided > 0 {
+		m.ApprovalRate = round(float64(sum.Completed-sum.Rejected-sum.Neutral)/float64(decided), 4)
 	}
 	return m, err
 }

@@ -153,6 +153,12 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		e.Details["action_id"] = actionID
 		return e
 	}
+	// The version check follows the state check: on a completed page the loser of a
+	// race hears that the page is decided, whatever version it named.
+	if err := a.page.checkSeen(req.PageVersion); err != nil {
+		err.(*fault.Error).Details["action_id"] = actionID
+		return err
+	}
 	if req.Comment != nil && utf8.RuneCountInString(*req.Comment) > 10000 {
 		return fault.Limit("comment", "max_length", 10000, "comment has at most 10000 characters")
 	}
@@ -176,9 +182,17 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 	now := a.deps.Now().UTC()
 
 	decision := act.decision()
+	final := act.final()
 	var chain *Chain // the chain after this decision; nil when untouched
 	var stepsDone []int
-	if c := a.page.Approval; c != nil && c.Status == ChainInProgress {
+	if !final {
+		// A step that does not end the page decides no approval step either; each
+		// person takes it once (verdict.go).
+		if a.page.executedBy(act.ActionID, actorID) {
+			return fault.New(fault.Conflict, fmt.Sprintf("%s has already executed %s", actorID, act.ActionID),
+				map[string]any{"status": prev, "action_id": act.ActionID, "identity": actorID})
+		}
+	} else if c := a.page.Approval; c != nil && c.Status == ChainInProgress {
 		if decision != "" {
 			if w.method == AuthLink {
 				return fault.New(fault.Forbidden, "deciding an approval step needs a verified identity: sign in first",
@@ -214,7 +228,8 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		}
 	}
 
-	exec := Execution{ActionID: act.ActionID, Actor: actorID, AuthMethod: w.method, Key: w.key, Comment: req.Comment, ExecutedAt: now, Decision: decision}
+	exec := Execution{ActionID: act.ActionID, Actor: actorID, AuthMethod: w.method, Key: w.key, Comment: req.Comment, ExecutedAt: now, Decision: decision,
+		Verdict: Verdict{ActionLabel: act.Label, Step: !final, PageVersion: a.page.Version, ContentHash: a.contentHash()}}
 	var formData json.RawMessage
 	if hasForm {
 		formData = append(json.RawMessage(nil), req.FormData...)
@@ -224,7 +239,7 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 	next.Executions = append(next.Executions, exec)
 	next.Stats.ActionCount++
 	next.UpdatedAt = now
-	completes := a.page.Approval == nil || a.page.Approval.Status != ChainInProgress || (chain != nil && chain.Status != ChainInProgress)
+	completes := final && (a.page.Approval == nil || a.page.Approval.Status != ChainInProgress || (chain != nil && chain.Status != ChainInProgress))
 	if chain != nil {
 		next.Approval, next.ApprovalChain = chain, chain.viewJSON()
 	}
@@ -245,9 +260,13 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 	case completes:
 		data.Decision = next.Decision
 	}
+	exec.Outcome = OutcomeOf(data.Decision)
+	next.Executions[len(next.Executions)-1] = exec
+	data.Verdict = exec.Verdict
 	executed := a.event(now, data)
 	executed.Actor = person
-	details := map[string]any{"action_id": act.ActionID, "label": act.Label, "comment": req.Comment, "auth_method": w.method}
+	details := map[string]any{"action_id": act.ActionID, "label": act.Label, "comment": req.Comment, "auth_method": w.method,
+		"outcome": exec.Outcome, "final": final, "page_version": exec.PageVersion, "content_hash": exec.ContentHash}
 	if w.key != nil {
 		details["key"] = *w.key // "recorded by key … for <identity>"
 	}

@@ -83,6 +83,7 @@ type Actor struct {
 	unwatch func()
 	ent     *registry.Entity // idling, the panic answer, start/stop
 	subs    subscribers      // live stream clients (subscribers.go)
+	hashed  contentHashCache // the committed page's content hash (version.go)
 }
 
 // NewProducer makes page actors for a registry.

@@ -247,6 +247,9 @@ func setChain(p *Page, raw json.RawMessage) ([]string, error) {
 // decides no step. A neutral action that completes a page without a chain approves
 // (completionDecision).
 func (a Action) decision() string {
+	if a.Decision == DecisionNone {
+		return ""
+	}
 	if a.Decision != "" {
 		return a.Decision
 	}
@@ -263,8 +266,13 @@ func (a Action) decision() string {
 }
 
 // completionDecision is what a page completed by executing a decides, when no
-// approval chain decides it: the action's polarity, approving when neutral.
+// approval chain decides it: the action's polarity, approving when neutral, and
+// nothing ("": the page's decision stays null) for an action declared
+// decision:"none".
 func (a Action) completionDecision() string {
+	if a.Decision == DecisionNone {
+		return ""
+	}
 	if d := a.decision(); d != "" {
 		return d
 	}
@@ -282,6 +290,8 @@ func normalizeDecision(d string) (string, bool) {
 		return DecisionApproved, true
 	case "reject", "rejected":
 		return DecisionRejected, true
+	case "none":
+		return DecisionNone, true
 	}
 	return "", false
 }

@@ -36,7 +36,7 @@ func (a *Actor) appendBlocks(m *AppendBlocks) any {
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks = append(next.Blocks, added...)
-	next.Version++
+	bumpContent(a.page, next)
 	next.UpdatedAt = now
 	newIDs := idsOf(added)
 	entry := audit.New("blocks.appended", m.Agent, a.id, now, map[string]any{"block_ids": newIDs, "version": next.Version})
@@ -94,7 +94,7 @@ func (a *Actor) fixBlock(m *FixBlock) any {
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks[idx] = b
-	next.Version++
+	bumpContent(a.page, next)
 	next.UpdatedAt = now
 	entry := audit.New("block.updated", m.Agent, a.id, now, map[string]any{"block_id": b.ID, "version": next.Version})
 	ev := a.event(now, BlockUpdated{Version: next.Version, Block: b})
@@ -139,7 +139,7 @@ func (a *Actor) reorder(m *Reorder) any {
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks = order
-	next.Version++
+	bumpContent(a.page, next)
 	next.UpdatedAt = now
 	entry := audit.New("blocks.reordered", m.Agent, a.id, now, map[string]any{"block_ids": next.BlockIDs(), "version": next.Version})
 	ev := a.event(now, BlocksReordered{Version: next.Version, BlockIDs: next.BlockIDs()})
@@ -167,7 +167,7 @@ func (a *Actor) insert(m *Insert) any {
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks = append(next.Blocks[:pos], append([]blocks.Block{added[0]}, a.page.Blocks[pos:]...)...)
-	next.Version++
+	bumpContent(a.page, next)
 	next.UpdatedAt = now
 	entry := audit.New("block.inserted", m.Agent, a.id, now, map[string]any{"block_id": added[0].ID, "position": pos, "version": next.Version})
 	ev := a.event(now, BlockInserted{Version: next.Version, Position: pos, Block: added[0]})

@@ -17,8 +17,8 @@ func checkDelivery(p *Page, req *Request, lim Limits) ([]string, error) {
 		for i, a := range p.Actions {
 			d, ok := normalizeDecision(a.Decision)
 			if !ok {
-				e := fault.Field(fmt.Sprintf("actions[%d].decision", i), "enum", "actions[%d].decision must be approve or reject", i)
-				e.Details["allowed"] = []string{"approve", "reject"}
+				e := fault.Field(fmt.Sprintf("actions[%d].decision", i), "enum", "actions[%d].decision must be approve, reject or none", i)
+				e.Details["allowed"] = []string{"approve", "reject", "none"}
 				return nil, e
 			}
 			p.Actions[i].Decision = d

@@ -60,6 +60,9 @@ type ActionExecuted struct {
 	Decision    string          // "": a neutral action that did not complete the page
 	FormData    json.RawMessage // nil: none sent
 	PageState   PageState
+	// Verdict: the outcome, whether the page ended, and the content version and
+	// hash the decision was made on (verdict.go, version.go).
+	Verdict Verdict
 }
 
 // PageState is the page's status before and after an action.

@@ -54,7 +54,7 @@ func (a *Actor) applyReply(m *ApplyReply) any {
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks = append(next.Blocks, added...)
-	next.Version++
+	bumpContent(a.page, next)
 	next.UpdatedAt = now
 	applied := append(append([]string{}, a.page.AppliedReplies...), m.EventID)
 	if len(applied) > maxAppliedReplies {

@@ -60,6 +60,9 @@ type Page struct {
 	Decision   string      `json:"decision,omitempty"`
 	Executions []Execution `json:"executions,omitempty"`
 	Stats      Stats       `json:"stats"`
+	// Changes marks the content version at which each part of the content last
+	// changed (version.go); nil until the content first changes.
+	Changes *ContentChanges `json:"changes,omitempty"`
 
 	// Counters of the page's comments, files and unique viewers (comments.go, files.go,
 	// views.go); the records themselves live in their own buckets. *Seq numbers the
@@ -94,6 +97,9 @@ type Action struct {
 	// "reject" on the wire; stored as approved/rejected). Without it the polarity is
 	// inferred (Action.decision).
 	Decision string `json:"decision,omitempty"`
+	// Final: executing the action ends the page (the default, nil); false records
+	// the step and tells the agent without completing the page (verdict.go).
+	Final *bool `json:"final,omitempty"`
 }
 
 // Access is the page's access policy.
@@ -157,6 +163,7 @@ type Execution struct {
 	FormData   json.RawMessage `json:"form_data,omitempty"`
 	Decision   string          `json:"decision,omitempty"`
 	ExecutedAt time.Time       `json:"executed_at"`
+	Verdict
 }
 
 // Stats are the counters of the page object.

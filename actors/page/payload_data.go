@@ -74,14 +74,20 @@ func (d PageViewed) stream(*Person) any {
 // agent's stream has always had. A private field is a pointer to the value: nil
 // leaves its key out (the public streams' view), a pointer to a nil value writes null.
 type actionExecutedStream struct {
-	ActionID    string           `json:"actionId"`
-	CallbackID  string           `json:"action_id"` // the same action id, as the callback spells it
-	ActionLabel string           `json:"action_label"`
-	Actor       string           `json:"actor"`
-	Comment     **string         `json:"comment,omitempty"`
+	ActionID    string   `json:"actionId"`
+	CallbackID  string   `json:"action_id"` // the same action id, as the callback spells it
+	ActionLabel string   `json:"action_label"`
+	Actor       string   `json:"actor"`
+	Comment     **string `json:"comment,omitempty"`
+	// The verdict (verdict.go): the content version and hash the decision was made
+	// on, the outcome, and whether the action ended the page.
+	ContentHash string           `json:"content_hash,omitempty"`
 	Decision    string           `json:"decision,omitempty"` // "" only when there is none
+	Final       bool             `json:"final"`
 	FormData    *json.RawMessage `json:"form_data,omitempty"`
+	Outcome     string           `json:"outcome"`
 	PageState   pageStateStream  `json:"page_state"`
+	PageVersion int              `json:"page_version,omitempty"`
 }
 
 type pageStateStream struct {
@@ -105,7 +111,8 @@ func (d ActionExecuted) shared(by *Person) actionExecutedStream {
 		identity = by.Identity
 	}
 	return actionExecutedStream{ActionID: d.ActionID, CallbackID: d.ActionID, ActionLabel: d.ActionLabel,
-		Actor: identity, Decision: d.Decision, PageState: pageStateStream{Current: d.PageState.Current, Previous: d.PageState.Previous}}
+		Actor: identity, Decision: d.Decision, PageState: pageStateStream{Current: d.PageState.Current, Previous: d.PageState.Previous},
+		Outcome: OutcomeOf(d.Decision), Final: !d.Verdict.Step, PageVersion: d.Verdict.PageVersion, ContentHash: d.Verdict.ContentHash}
 }
 
 // formSubmittedStream is form.submitted on the agent's stream; form_data is

@@ -40,6 +40,10 @@ type ActionRequest struct {
 	// types them by its form fields (FormDataFromValues), so a browser's submission
 	// is checked by the same rules as an agent's JSON. Ignored when form_data is set.
 	FormValues map[string][]string `json:"form_values"`
+	// PageVersion is the content version the person decided on (the page's
+	// `version`, or the ETag sent as If-Match). nil: none named, the decision is
+	// taken on whatever the page holds (version.go).
+	PageVersion *int `json:"page_version"`
 }
 
 // BlockPatch is the body of PATCH /v1/pages/:id/blocks/:blockId.

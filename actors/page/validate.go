@@ -61,6 +61,7 @@ func CheckVersion(v *string) error {
 // apply validates req and writes its present fields into p (a clone). creating
 // requires a title and fills defaults. It returns the advisory warnings.
 func apply(p *Page, req *Request, creating bool, lim Limits, now time.Time) ([]string, error) {
+	before := *p // the content as it was: apply replaces fields, never mutates their values
 	if err := CheckVersion(req.Version); err != nil {
 		return nil, err
 	}
@@ -157,9 +158,9 @@ func apply(p *Page, req *Request, creating bool, lim Limits, now time.Time) ([]s
 			return nil, err
 		}
 		p.Blocks, warnings = bs, append(warnings, w...)
-		if !creating {
-			p.Version++
-		}
+	}
+	if !creating {
+		bumpContent(&before, p)
 	}
 	return warnings, nil
 }

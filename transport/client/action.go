@@ -11,6 +11,9 @@ type ActionRequest struct {
 	Actor    *ActionActor   `json:"actor,omitempty"`
 	Comment  string         `json:"comment,omitempty"`
 	FormData map[string]any `json:"form_data,omitempty"` // keyed by the form's field_id
+	// PageVersion is the content version decided on (Page.Version); 0 names none.
+	// On another version the answer is 409 with details.reason page_changed.
+	PageVersion int `json:"page_version,omitempty"`
 }
 
 // ActionActor names who decides: Identity as claimed (recorded with auth_method
@@ -27,6 +30,17 @@ type ActionExecuted struct {
 	Status     string    `json:"status"` // "executed"
 	PageState  PageState `json:"page_state"`
 	ExecutedAt time.Time `json:"executedAt"`
+	Verdict
+}
+
+// Verdict is what an execution decided and about which content: the outcome
+// (approved, rejected, none), whether it ended the page, and the content version
+// and hash it was decided on.
+type Verdict struct {
+	Outcome     string `json:"outcome"`
+	Final       bool   `json:"final"`
+	PageVersion int    `json:"page_version"`
+	ContentHash string `json:"content_hash"`
 }
 
 // PageState is the page's status before and after an execution.

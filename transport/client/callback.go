@@ -38,6 +38,7 @@ type ActionExecutedData struct {
 	Comment     string         `json:"comment"`
 	Decision    string         `json:"decision"`
 	FormData    map[string]any `json:"form_data"`
+	Verdict
 }
 
 // StepCompletedData is the Data of approval.step_completed.

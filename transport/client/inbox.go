@@ -25,6 +25,10 @@ type InboxEntry struct {
 	CreatedAt  time.Time `json:"createdAt"`
 	PageStatus string    `json:"pageStatus"`
 	Decision   string    `json:"decision"`
+	// The last executed action, its label and outcome (approved, rejected, none).
+	ActionID    string `json:"actionId"`
+	ActionLabel string `json:"actionLabel"`
+	Outcome     string `json:"outcome"`
 }
 
 // InboxList is one window of the inbox, newest first.

@@ -33,7 +33,7 @@ type Page struct {
 	ExpiresAt       time.Time      `json:"expires_at"`
 	RevokedAt       time.Time      `json:"revoked_at"`
 	CompletedAt     time.Time      `json:"completed_at"`
-	Version         int            `json:"version"` // the content version: it grows as blocks change
+	Version         int            `json:"version"` // the content version: it grows as title, summary, blocks or actions change
 	Livemode        bool           `json:"livemode"`
 	Blocks          []Block        `json:"blocks"`
 	Actions         []Action       `json:"actions"`
@@ -44,6 +44,19 @@ type Page struct {
 	RequireVerified bool           `json:"require_verified"`
 	Stats           Stats          `json:"stats"`
 	Decision        string         `json:"decision"` // approved or rejected once completed
+	// LastAction is the most recent executed action; nil before any.
+	LastAction *LastAction `json:"last_action"`
+	// ContentHash is sha256:… of the canonical content (GetPage only).
+	ContentHash string `json:"content_hash"`
+}
+
+// LastAction is the page's most recent executed action and what it decided.
+type LastAction struct {
+	ActionID    string    `json:"action_id"`
+	ActionLabel string    `json:"action_label"`
+	Actor       string    `json:"actor"`
+	ExecutedAt  time.Time `json:"executed_at"`
+	Verdict
 }
 
 // Stats are the page's views and actions.

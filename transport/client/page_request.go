@@ -77,7 +77,8 @@ type Action struct {
 	ActionID string `json:"action_id"`
 	Label    string `json:"label,omitempty"`
 	Style    string `json:"style,omitempty"`    // primary, danger, …
-	Decision string `json:"decision,omitempty"` // approve/reject when sending; approved/rejected read back
+	Decision string `json:"decision,omitempty"` // approve/reject/none when sending; approved/rejected/none read back
+	Final    *bool  `json:"final,omitempty"`    // false: a step that leaves the page active (nil: true)
 }
 
 // Access is who may read the page: mode "public" (the default) or "authenticated"

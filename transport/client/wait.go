@@ -33,6 +33,10 @@ type OutcomeData struct {
 	ActionLabel string         `json:"action_label"`
 	Comment     string         `json:"comment"`
 	FormData    map[string]any `json:"form_data"`
+	Outcome     string         `json:"outcome"`      // approved, rejected or none
+	Final       bool           `json:"final"`        // the action ended the page
+	PageVersion int            `json:"page_version"` // the content version decided on (0: recorded before versions)
+	ContentHash string         `json:"content_hash"` // sha256:… of that version's canonical content
 }
 
 // Wait blocks until the page no longer waits for a decision (completed, expired,

@@ -26,6 +26,11 @@ type inboxEntryView struct {
 	CreatedAt  time.Time `json:"createdAt"`
 	PageStatus string    `json:"pageStatus"`
 	Decision   *string   `json:"decision"` // approved or rejected once the page completed, else null
+	// The most recent executed action and its outcome (approved, rejected, none);
+	// null before any.
+	ActionID    *string `json:"actionId"`
+	ActionLabel *string `json:"actionLabel"`
+	Outcome     *string `json:"outcome"`
 }
 
 var inboxStatuses = map[string]bool{inbox.Unread: true, inbox.Read: true, inbox.Archived: true}
@@ -57,7 +62,8 @@ func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, _ httprouter.
 	out := make([]inboxEntryView, len(entries))
 	for i, e := range entries {
 		out[i] = inboxEntryView{ID: e.ID, PageID: e.PageID, Title: e.Title, PageType: e.PageType, Status: e.Status,
-			Starred: e.Starred, Priority: e.Priority, CreatedAt: e.CreatedAt, PageStatus: e.EffectivePageStatus(now), Decision: optString(e.Decision)}
+			Starred: e.Starred, Priority: e.Priority, CreatedAt: e.CreatedAt, PageStatus: e.EffectivePageStatus(now), Decision: optString(e.Decision),
+			ActionID: optString(e.ActionID), ActionLabel: optString(e.ActionLabel), Outcome: optString(e.Outcome)}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"entries": out, "total": total, "limit": limit, "offset": offset})
 	return nil

@@ -72,7 +72,10 @@ func (s *Server) getPage(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, s.view(res.Page))
+	v := s.view(res.Page)
+	v.ContentHash = page.ContentHash(res.Page)
+	w.Header().Set("ETag", pageETag(res.Page.Version))
+	writeJSON(w, http.StatusOK, v)
 	return nil
 }
 
@@ -193,6 +196,9 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	if err := s.decode(w, r, &req, true); err != nil {
 		return err
 	}
+	if err := versionFromIfMatch(r, &req); err != nil {
+		return err
+	}
 	// actor.auth_token is a person's session token: the action is theirs, verified,
 	// whoever sends the request (an agent relaying a person's decision).
 	if req.Actor != nil && req.Actor.AuthToken != "" {
@@ -226,6 +232,11 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.P
 		"status":     "executed",
 		"page_state": map[string]string{"previous": res.Previous, "current": res.Page.Status},
 		"executedAt": res.Execution.ExecutedAt,
+		"outcome":    res.Execution.OutcomeOf(),
+		"final":      !res.Execution.Step,
+		// the content the decision was made on (actors/page/version.go)
+		"page_version": res.Execution.PageVersion,
+		"content_hash": res.Execution.ContentHash,
 	})
 	return nil
 }

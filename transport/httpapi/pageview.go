@@ -39,6 +39,10 @@ type pageView struct {
 	// RequireVerified: the chain's steps take only signed-in assignees.
 	RequireVerified bool       `json:"require_verified"`
 	Stats           page.Stats `json:"stats"`
+	// LastAction is the most recent executed action and its outcome (pageversion.go).
+	LastAction *lastAction `json:"last_action"`
+	// ContentHash is sent by GET /v1/pages/:id only (it hashes the whole content).
+	ContentHash string `json:"content_hash,omitempty"`
 }
 
 func (s *Server) pageURL(id string) string    { return s.urls.PageBase + "/p/" + id }
@@ -52,6 +56,7 @@ func (s *Server) view(p *page.Page) pageView {
 		PublishedAt: p.PublishedAt, ExpiresAt: p.ExpiresAt, RevokedAt: p.RevokedAt, CompletedAt: p.CompletedAt, Decision: optString(p.Decision),
 		Version: p.Version, Livemode: p.Livemode, Blocks: p.Blocks, Actions: p.Actions, Access: p.Access,
 		Notify: redactChannelSecrets(p.Notify), OnAction: redactSecret(p.OnAction), ApprovalChain: nullRaw(p.ApprovalChain), RequireVerified: p.RequireVerified, Stats: p.Stats,
+		LastAction: lastActionOf(p),
 	}
 	if v.Tags == nil {
 		v.Tags = []string{}

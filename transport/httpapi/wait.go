@@ -193,7 +193,8 @@ func (s *Server) outcome(p *page.Page, timedOut bool) map[string]any {
 	if len(e.FormData) > 0 {
 		form = e.FormData
 	}
-	out["data"] = map[string]any{"action_id": e.ActionID, "action_label": label, "comment": e.Comment, "form_data": form}
+	out["data"] = map[string]any{"action_id": e.ActionID, "action_label": label, "comment": e.Comment, "form_data": form,
+		"outcome": e.OutcomeOf(), "final": !e.Step, "page_version": e.PageVersion, "content_hash": e.ContentHash}
 	var method any
 	if e.AuthMethod != "" { // unknown for executions recorded before it was kept
 		method = e.AuthMethod

@@ -135,6 +135,9 @@ type Decision struct {
 	DecidedBy   string         `json:"decided_by,omitempty" jsonschema:"who decided"`
 	AuthMethod  string         `json:"auth_method,omitempty" enum:"magic_link,oauth,link,api_key" jsonschema:"how their identity was verified: magic_link or oauth (signed in), link (a name they typed), api_key (you vouched for it)"`
 	DecidedAt   string         `json:"decided_at,omitempty" jsonschema:"RFC 3339"`
+	Outcome     string         `json:"outcome,omitempty" enum:"approved,rejected,none" jsonschema:"what the pressed action means: approved, rejected, or none (a neutral outcome)"`
+	PageVersion int            `json:"page_version,omitempty" jsonschema:"the page's content version the person decided on"`
+	ContentHash string         `json:"content_hash,omitempty" jsonschema:"sha256 of that version's canonical content: check that it is what you are about to act on"`
 	Account     *Provisioned   `json:"account,omitempty" jsonschema:"present when this call created your Folio account"`
 }
 
@@ -155,6 +158,7 @@ func decisionOf(o *client.Outcome, url string, bound time.Duration) Decision {
 	}
 	if o.Data != nil {
 		d.ActionID, d.ActionLabel, d.Comment, d.FormData = o.Data.ActionID, o.Data.ActionLabel, o.Data.Comment, o.Data.FormData
+		d.Outcome, d.PageVersion, d.ContentHash = o.Data.Outcome, o.Data.PageVersion, o.Data.ContentHash
 	}
 	if o.Actor != nil {
 		d.DecidedBy, d.AuthMethod = o.Actor.Identity, o.Actor.AuthMethod

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/julienschmidt/httprouter"
@@ -68,6 +69,14 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 	}{Identity: form.Get("actor_identity")}
 	if c := strings.TrimSpace(form.Get("comment")); c != "" {
 		req.Comment = &c
+	}
+	if v := form.Get("page_version"); v != "" { // the version the page was drawn at
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			s.show(w, r, o, http.StatusBadRequest, problemOf(fault.Field("page_version", "type", "page_version must be a whole number: reload the page and decide again")))
+			return
+		}
+		req.PageVersion = &n
 	}
 	for k, v := range form {
 		if name, ok := strings.CutPrefix(k, page.FormPrefix); ok {

@@ -11,6 +11,7 @@ import (
 
 	"folio/actors/inbox"
 	"folio/actors/model/fault"
+	"folio/actors/page"
 	"folio/transport/status"
 )
 
@@ -52,6 +53,10 @@ type inboxItem struct {
 	ID, PageID, Title, PageType, Priority, Status, PageStatus, Decision string
 	Starred                                                             bool
 	CreatedAt                                                           time.Time
+	// Action and Outcome: the page's last executed action (its label) and what it
+	// decided (approved, rejected, none), shown when it did not end the page or
+	// decided nothing (a neutral completion has no Decision).
+	Action, Outcome string
 }
 
 var inboxStatuses = []struct{ value, label string }{{"", "All"}, {inbox.Unread, "Unread"}, {inbox.Read, "Read"}, {inbox.Archived, "Archived"}}
@@ -150,6 +155,9 @@ func (s *Site) inboxList(d *desk, f inbox.Filter) (inboxList, error) {
 	for _, e := range entries {
 		it := inboxItem{ID: e.ID, PageID: e.PageID, Title: e.Title, PageType: e.PageType, Priority: e.Priority,
 			Status: e.Status, PageStatus: e.EffectivePageStatus(now), Decision: e.Decision, Starred: e.Starred, CreatedAt: e.CreatedAt}
+		if e.Outcome == page.OutcomeNone || (e.Outcome != "" && e.PageStatus == page.Active) {
+			it.Action, it.Outcome = e.ActionLabel, e.Outcome
+		}
 		l.Entries = append(l.Entries, it)
 	}
 	l.Back = d.link("/", d.inboxQuery(f, f.Offset))

@@ -113,12 +113,15 @@ type stateView struct {
 	ID       string
 	Status   string
 	Decision *decisionView
-	Chain    *chainView
-	Expired  bool
+	// Step is the latest action declared final:false (snooze, acknowledge) while
+	// the page is still open: recorded, shown under its own label, neutral.
+	Step    *decisionView
+	Chain   *chainView
+	Expired bool
 }
 
 type decisionView struct {
-	Outcome string // approved, rejected
+	Outcome string // approved, rejected, none (verdict.go in actors/page)
 	Action  string // the label of the action that completed the page
 	By      string
 	Key     string // the API key that recorded it for By (KeyRef.Label); "" when By acted
@@ -159,6 +162,9 @@ type decideView struct {
 	HasForm  bool
 	Me       *meView    // signed in: decides as their verified address
 	Verify   *signinBox // an approval chain awaits a step and nobody is signed in
+	// Version is the content version drawn; the decision form sends it as
+	// page_version, so a decision on content that changed since is refused.
+	Version int
 }
 
 type actionView struct {
@@ -255,23 +261,21 @@ func stateOf(p *page.Page, status string) stateView {
 	st := stateView{ID: p.ID, Status: status, Expired: status == page.Expired}
 	if status == page.Completed {
 		d := &decisionView{Outcome: p.Decision}
-		if n := len(p.Executions); n > 0 {
-			e := p.Executions[n-1]
-			d.By, d.At, d.Key = e.Actor, e.ExecutedAt, e.Key.Label()
-			if e.Comment != nil {
-				d.Comment = *e.Comment
-			}
-			d.Action = e.ActionID
-			for _, a := range p.Actions {
-				if a.ActionID == e.ActionID && a.Label != "" {
-					d.Action = a.Label
-				}
+		if e := p.LastExecution(); e != nil {
+			*d = executionView(p, e)
+			if p.Decision == "" { // completed by a neutral action (decision "none")
+				d.Outcome = page.OutcomeNone
+			} else {
+				d.Outcome = p.Decision
 			}
 		}
 		if p.CompletedAt != nil {
 			d.At = *p.CompletedAt
 		}
 		st.Decision = d
+	} else if e := p.LastExecution(); e != nil && e.Step && status == page.Active {
+		d := executionView(p, e)
+		st.Step = &d
 	}
 	if c := p.Approval; c != nil {
 		cv := &chainView{Status: c.Status, Mode: c.Mode}
@@ -299,7 +303,7 @@ func stateOf(p *page.Page, status string) stateView {
 }
 
 func decideOf(p *page.Page, status string) decideView {
-	d := decideView{ID: p.ID, Open: status == page.Active, HasForm: page.HasForm(p)}
+	d := decideView{ID: p.ID, Open: status == page.Active, HasForm: page.HasForm(p), Version: p.Version}
 	for _, a := range p.Actions {
 		label := a.Label
 		if strings.TrimSpace(label) == "" {
@@ -396,4 +400,22 @@ func threaded(list []*page.Comment) []threadItem {
 type threadItem struct {
 	Comment *page.Comment
 	Depth   int
+}
+
+// executionView is how the review page names an execution: the action's own label
+// (as recorded, else as the page lists it), who and when, and its outcome.
+func executionView(p *page.Page, e *page.Execution) decisionView {
+	d := decisionView{Outcome: e.OutcomeOf(), By: e.Actor, At: e.ExecutedAt, Key: e.Key.Label(), Action: e.ActionLabel}
+	if e.Comment != nil {
+		d.Comment = *e.Comment
+	}
+	if d.Action == "" {
+		d.Action = e.ActionID
+		for _, a := range p.Actions {
+			if a.ActionID == e.ActionID && a.Label != "" {
+				d.Action = a.Label
+			}
+		}
+	}
+	return d
 }

@@ -226,6 +226,8 @@
       status.classList.remove("err");
       status.textContent = "Sending…";
       var payload = { form_values: formValues(form) };
+      var seen = form.elements.page_version; // the content version this decision is about
+      if (seen && seen.value) payload.page_version = +seen.value;
       var whoInput = $("#actor_identity"); // absent when signed in: the session says who
       if (whoInput) {
         var who = whoInput.value || "";
@@ -249,6 +251,11 @@
           });
           return;
         }
+        var why = (res.body.error || {}).details || {};
+        if (res.status === 409 && why.reason === "page_changed") {
+          pageChanged(form, status, why);
+          return;
+        }
         if (res.status === 409) {
           status.textContent = "This page changed before your decision arrived: " + ((res.body.error || {}).message || "") + ".";
           status.classList.add("err");
@@ -260,6 +267,47 @@
         $$("button[name=action]").forEach(function (b) { b.disabled = false; });
         status.textContent = "The decision could not be sent. Check your connection and try again.";
         status.classList.add("err");
+      });
+    });
+  }
+
+  // A decision refused because the page changed since it was drawn: say so, name
+  // the blocks that changed (linked, and marked once redrawn), and take the next
+  // decision on the new version.
+  function pageChanged(form, status, d) {
+    var changed = (d.changed_blocks || []), removed = (d.removed_blocks || []), fields = (d.changed_fields || []).filter(function (f) { return f !== "order"; });
+    status.textContent = "";
+    status.classList.add("err");
+    status.classList.add("page-changed");
+    var lead = document.createElement("strong");
+    lead.textContent = "The page changed while you were reviewing it (version " + d.page_version + " → " + d.current_version + "). Nothing was recorded.";
+    status.appendChild(lead);
+    var what = document.createElement("span");
+    what.className = "changed-list";
+    if (changed.length) {
+      what.appendChild(document.createTextNode(" Changed: "));
+      changed.forEach(function (id, i) {
+        if (i) what.appendChild(document.createTextNode(", "));
+        var el = topBlock(id), head = el && document.getElementById(el.getAttribute("aria-labelledby") || ""), a = document.createElement("a");
+        a.href = "#" + (el && el.id ? el.id : "blocks");
+        a.textContent = head ? head.textContent.trim() : id; // the block's heading, else its id
+        a.setAttribute("data-changed", id);
+        what.appendChild(a);
+      });
+      what.appendChild(document.createTextNode("."));
+    }
+    if (removed.length) what.appendChild(document.createTextNode(" Removed: " + removed.length + " block" + (removed.length > 1 ? "s" : "") + "."));
+    if (fields.length) what.appendChild(document.createTextNode(" Also changed: " + fields.join(", ") + "."));
+    what.appendChild(document.createTextNode(" Review the changes, then decide again: your next decision is about version " + d.current_version + "."));
+    status.appendChild(what);
+    if (form.elements.page_version) form.elements.page_version.value = d.current_version;
+    Promise.all([refresh("head"), refresh("blocks")]).then(function () {
+      changed.forEach(function (id) {
+        var el = topBlock(id);
+        if (!el) return;
+        el.classList.add("blk-changed");
+        var link = $("[data-changed=\"" + (window.CSS && CSS.escape ? CSS.escape(id) : id) + "\"]", status);
+        if (link && el.id) link.href = "#" + el.id;
       });
     });
   }
