@@ -39,6 +39,11 @@ type pageView struct {
 	// RequireVerified: the chain's steps take only signed-in assignees.
 	RequireVerified bool       `json:"require_verified"`
 	Stats           page.Stats `json:"stats"`
+	// Deadline is the page's own deadline (null: none); DueAt the nearest running
+	// due time, its own or an open step's; Overdue whether DueAt has passed.
+	Deadline *page.Deadline `json:"deadline"`
+	DueAt    *time.Time     `json:"due_at"`
+	Overdue  bool           `json:"overdue"`
 }
 
 func (s *Server) pageURL(id string) string    { return s.urls.PageBase + "/p/" + id }
@@ -52,6 +57,7 @@ func (s *Server) view(p *page.Page) pageView {
 		PublishedAt: p.PublishedAt, ExpiresAt: p.ExpiresAt, RevokedAt: p.RevokedAt, CompletedAt: p.CompletedAt, Decision: optString(p.Decision),
 		Version: p.Version, Livemode: p.Livemode, Blocks: p.Blocks, Actions: p.Actions, Access: p.Access,
 		Notify: redactChannelSecrets(p.Notify), OnAction: redactSecret(p.OnAction), ApprovalChain: nullRaw(p.ApprovalChain), RequireVerified: p.RequireVerified, Stats: p.Stats,
+		Deadline: p.Deadline, DueAt: p.DueAt(), Overdue: p.Overdue(s.now()),
 	}
 	if v.Tags == nil {
 		v.Tags = []string{}
