@@ -303,6 +303,11 @@ func (c *Chain) settle(at time.Time) {
 	}
 }
 
+// retell is how long RunDeadlines waits before telling a page of the same due row
+// again: a page that could not fire it (the store did not answer, or the page was
+// busy elsewhere) is asked again soon, and a slow page is not flooded.
+const retell = time.Second
+
 // DueTimer is a row of the deadline index: a page and its next timer.
 type DueTimer struct {
 	PageID string
@@ -326,14 +331,14 @@ func RunDeadlines(d *Deps, pages Teller, every time.Duration, stop <-chan struct
 			d.Log.Warn("deadlines: the store did not answer", "err", err)
 		}
 		for _, tm := range due {
-			if at, ok := told[tm]; ok && now.Sub(at) < 5*time.Second {
+			if at, ok := told[tm]; ok && now.Sub(at) < retell {
 				continue
 			}
 			told[tm] = now
 			pages.Tell(tm.PageID, &Due{})
 		}
 		for tm, at := range told {
-			if now.Sub(at) >= 5*time.Second {
+			if now.Sub(at) >= retell {
 				delete(told, tm)
 			}
 		}
