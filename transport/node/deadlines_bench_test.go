@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -22,7 +23,7 @@ import (
 // index costs no more per page than the expiry index (rows, bytes, and the time of
 // the due-row scan each loop makes), and that due times fire within 1 s: 40 pages
 // fall due a few seconds after publication, among the others, and the lateness of
-// their default outcomes (the action.executed event's time minus the due time) is
+// their default outcomes (the time the execution was recorded minus the due time) is
 // reported; its median must be under 1 s and its maximum under 2 s.
 func TestDeadlineTimersCostAndLateness(t *testing.T) {
 	pages := 1000
@@ -114,12 +115,22 @@ func TestDeadlineTimersCostAndLateness(t *testing.T) {
 			t.Fatalf("%d of %d default outcomes fired within 20 s", len(fired), probes)
 		}
 		time.Sleep(100 * time.Millisecond)
-		m := e.Must(200, "GET", "/v1/agent/inbox?limit=500&offset="+strconv.Itoa(2*pages), key, nil) // the inbox: read from the store, fires nothing
-		for _, it := range m["events"].([]any) {
-			ev := it.(map[string]any)
-			if ev["type"] == "action.executed" {
-				at, _ := time.Parse(time.RFC3339Nano, ev["timestamp"].(string))
-				fired[ev["pageId"].(string)] = at
+		for _, id := range ids { // read from the store: reading fires nothing
+			if err := n.Store.View(func(tx *persistence.Tx) error {
+				var pg struct {
+					Executions []struct {
+						ExecutedAt time.Time `json:"executed_at"`
+					} `json:"executions"`
+				}
+				if err := json.Unmarshal(tx.Get("pages", []byte(id)), &pg); err != nil {
+					return err
+				}
+				if len(pg.Executions) > 0 {
+					fired[id] = pg.Executions[0].ExecutedAt
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
