@@ -18,7 +18,7 @@ import (
 
 // TestDeadlineTimersCostAndLateness is the deadline benchmark on one node (bbolt,
 // the default 250 ms deadline loop): FOLIO_BENCH_DEADLINE_PAGES pages (default
-// 1,000; the figure is 100,000) with due times spread over a day, each with
+// 200; the figure is 100,000) with due times spread over a day, each with
 // reminders and a default outcome. It asserts, in the same run, that the deadline
 // index costs no more per page than the expiry index (rows, bytes, and the time of
 // the due-row scan each loop makes), and that due times fire within 1 s: 40 pages
@@ -26,7 +26,7 @@ import (
 // their default outcomes (the time the execution was recorded minus the due time) is
 // reported; its median must be under 1 s and its maximum under 2 s.
 func TestDeadlineTimersCostAndLateness(t *testing.T) {
-	pages := 1000
+	pages := 200
 	if v, err := strconv.Atoi(os.Getenv("FOLIO_BENCH_DEADLINE_PAGES")); err == nil && v > 0 {
 		pages = v
 	}
@@ -82,21 +82,23 @@ func TestDeadlineTimersCostAndLateness(t *testing.T) {
 	if dr != pages || er < pages || float64(db)/float64(dr) > float64(eb)/float64(er) {
 		t.Errorf("the deadline index has %d rows of %d B for %d pages; expiry %d rows of %d B: it must cost no more per page", dr, db, pages, er, eb)
 	}
+	// The two scans alternate and the fastest call of each counts: on a busy
+	// machine the slow calls measure the scheduler, not the index.
 	scan := func(f func() error) time.Duration {
-		const rounds = 200
 		t0 := time.Now()
-		for i := 0; i < rounds; i++ {
-			if err := f(); err != nil {
-				t.Fatal(err)
-			}
+		if err := f(); err != nil {
+			t.Fatal(err)
 		}
-		return time.Since(t0) / rounds
+		return time.Since(t0)
 	}
 	now := time.Now()
-	expScan := scan(func() error { _, err := page.DueForExpiry(n.Store, now, 1000); return err })
-	dueScan := scan(func() error { _, err := page.DueDeadlines(n.Store, now, 1000); return err })
+	expScan, dueScan := time.Hour, time.Hour
+	for i := 0; i < 200; i++ {
+		expScan = min(expScan, scan(func() error { _, err := page.DueForExpiry(n.Store, now, 1000); return err }))
+		dueScan = min(dueScan, scan(func() error { _, err := page.DueDeadlines(n.Store, now, 1000); return err }))
+	}
 	t.Logf("one loop's scan of the due rows (nothing due): expiry %v, deadlines %v", expScan, dueScan)
-	if dueScan > 3*expScan+50*time.Microsecond {
+	if dueScan > 2*expScan+20*time.Microsecond {
 		t.Errorf("the deadline scan takes %v, expiry's %v", dueScan, expScan)
 	}
 
