@@ -21,10 +21,12 @@ type notification struct {
 	PageType string `json:"page_type"`
 	PageURL  string `json:"page_url"`
 	Status   string `json:"status"`
+	// Notice is the reminder or escalation this notification is (remind.go).
+	Notice *notice `json:"notice,omitempty"`
 }
 
-func notificationOf(p *page.Page, url string) notification {
-	return notification{Title: p.Title, Summary: p.Summary, Priority: p.Priority, PageType: p.PageType, PageURL: url, Status: p.Status}
+func notificationOf(p *page.Page, url string, ev page.Event) notification {
+	return notification{Title: p.Title, Summary: p.Summary, Priority: p.Priority, PageType: p.PageType, PageURL: url, Status: p.Status, Notice: noticeOf(ev)}
 }
 
 // webhookBody is the generic webhook channel's body: the callback envelope with the
@@ -39,6 +41,9 @@ func slackBody(n notification) ([]byte, error) {
 	title := clip(n.Title, 150)
 	blocks := []any{
 		map[string]any{"type": "header", "text": map[string]any{"type": "plain_text", "text": title}},
+	}
+	if line := noticeLine(n.Notice); line != "" {
+		blocks = append(blocks, map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": line}})
 	}
 	if s := strings.TrimSpace(n.Summary); s != "" {
 		blocks = append(blocks, map[string]any{"type": "section", "text": map[string]any{"type": "mrkdwn", "text": clip(s, 2900)}})
@@ -60,8 +65,17 @@ func mailOf(to string, n notification) *Mail {
 	if n.Priority == "high" || n.Priority == "urgent" {
 		subject = "[" + strings.ToUpper(n.Priority) + "] " + subject
 	}
+	if n.Notice != nil {
+		subject = "Reminder: " + subject
+		if n.Notice.Kind == "escalation" {
+			subject = "Escalated: " + n.Title
+		}
+	}
 	var b strings.Builder
 	b.WriteString(n.Title + "\n\n")
+	if line := noticeLine(n.Notice); line != "" {
+		b.WriteString(line + "\n\n")
+	}
 	if s := strings.TrimSpace(n.Summary); s != "" {
 		b.WriteString(s + "\n\n")
 	}

@@ -40,7 +40,7 @@ type planned struct {
 // the page and the events, so Stage (which may run more than once) and Committed
 // agree on the same delivery ids.
 func (o *Outbox) plan(p *page.Page, events []page.Event) []planned {
-	if len(p.OnAction) == 0 && len(p.Notify) == 0 {
+	if len(p.OnAction) == 0 && len(p.Notify) == 0 && !hasNotice(events) {
 		return nil
 	}
 	oa, _ := webhook.ParseOnAction(p.OnAction) // validated at publish
@@ -62,6 +62,13 @@ func (o *Outbox) plan(p *page.Page, events []page.Event) []planned {
 			if target != "" {
 				out = append(out, planned{id: deliveryID(ev.ID, 0), ev: i, channel: ChannelCallback, target: target, secret: oa.HMACSecret})
 			}
+		}
+		if noticeOf(ev) != nil { // reminders and escalations (remind.go)
+			secret := ""
+			if oa != nil {
+				secret = oa.HMACSecret
+			}
+			out = append(out, planNotice(p, ev, i, secret)...)
 		}
 		if ev.Type == "page.published" {
 			n, _ := webhook.ParseNotify(p.Notify)
@@ -183,11 +190,11 @@ func (o *Outbox) build(p *page.Page, oa *webhook.OnAction, ev page.Event, pl pla
 			d.Headers = oa.Headers
 		}
 	case ChannelWebhook:
-		d.Body, err = webhookBody(ev, notificationOf(p, o.pageURL(p.ID)))
+		d.Body, err = webhookBody(ev, notificationOf(p, o.pageURL(p.ID), ev))
 	case ChannelSlack:
-		d.Body, err = slackBody(notificationOf(p, o.pageURL(p.ID)))
+		d.Body, err = slackBody(notificationOf(p, o.pageURL(p.ID), ev))
 	case ChannelEmail:
-		d.Mail = mailOf(pl.target, notificationOf(p, o.pageURL(p.ID)))
+		d.Mail = mailOf(pl.target, notificationOf(p, o.pageURL(p.ID), ev))
 	}
 	if err != nil {
 		return nil, err

@@ -49,6 +49,10 @@ type who struct {
 	method   string  // AuthAPIKey, AuthLink
 	audit    string  // the audit log's actor
 	key      *KeyRef // the API key that named identity (a key acting for a person)
+	// A default outcome (AuthTimeout, deadline_fire.go): why, and the chain steps
+	// its deadline covers.
+	reason string
+	steps  []int
 }
 
 // execute is an action through the page owner's key: actor.identity names the
@@ -200,14 +204,14 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 			}
 			// require_verified: a step is decided only by the person, signed in; an
 			// API key naming them (or acting as itself) decides nothing.
-			if a.page.RequireVerified && w.method != AuthMagicLink && w.method != AuthOAuth {
+			if a.page.RequireVerified && w.method != AuthMagicLink && w.method != AuthOAuth && w.method != AuthTimeout {
 				return fault.New(fault.Forbidden, "this page's approval steps need the person to sign in and decide themselves (require_verified): "+
 					actorID+" must open the page, sign in and decide there; an API key cannot decide for them",
 					map[string]any{"reason": "verification_required", "identity": actorID, "require_verified": true})
 			}
 			chain = c.clone()
 			var err error
-			if stepsDone, err = chain.decideAs(StepDecision{Identity: actorID, Decision: decision, ActionID: act.ActionID,
+			if stepsDone, err = chain.decideFor(w, StepDecision{Identity: actorID, Decision: decision, ActionID: act.ActionID,
 				Comment: req.Comment, DecidedAt: now, AuthMethod: w.method, Key: w.key}); err != nil {
 				return err
 			}
@@ -269,6 +273,9 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		"outcome": exec.Outcome, "final": final, "page_version": exec.PageVersion, "content_hash": exec.ContentHash}
 	if w.key != nil {
 		details["key"] = *w.key // "recorded by key … for <identity>"
+	}
+	if w.reason != "" {
+		details["reason"] = w.reason
 	}
 	entries := []audit.Entry{audit.New("action.executed", w.audit, a.id, now, details)}
 	events := []Event{executed}

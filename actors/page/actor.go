@@ -145,6 +145,9 @@ func (a *Actor) decideOnce(msg any) any {
 	if err := a.ensureLoaded(); err != nil {
 		return err
 	}
+	if err := a.fireDue(); err != nil { // deadlines due before expiry (deadline_fire.go)
+		return err
+	}
 	if err := a.expireIfDue(); err != nil {
 		return err
 	}
@@ -207,8 +210,8 @@ func (a *Actor) handle(msg any) any {
 	switch m := msg.(type) {
 	case *Create:
 		return a.create(m)
-	case *Expire:
-		return nil // expireIfDue already did the work
+	case *Expire, *Due:
+		return nil // expireIfDue and fireDue already did the work
 	case *DropFiles:
 		return a.dropFiles()
 	case *Read:

@@ -61,6 +61,8 @@ type ChainStep struct {
 	// AuthMethod and Key are how DecidedBy was established (StepDecision).
 	AuthMethod string  `json:"auth_method,omitempty"`
 	Key        *KeyRef `json:"key,omitempty"`
+	// Deadline is the step's deadline, nil when it has none (deadline.go).
+	Deadline *Deadline `json:"deadline,omitempty"`
 }
 
 // StepDecision is one person's decision on a step.

@@ -80,6 +80,8 @@ type Page struct {
 	FileBytes int64    `json:"file_bytes,omitempty"`
 	Uploads   []Upload `json:"uploads,omitempty"`
 
+	// Deadline is the page's own deadline, nil when it has none (deadline.go).
+	Deadline *Deadline `json:"deadline,omitempty"`
 	// Approval is the approval chain's state (approval.go); ApprovalChain holds its
 	// status view as shown on the page object.
 	Approval *Chain `json:"approval,omitempty"`

@@ -25,6 +25,12 @@ type Request struct {
 	// a session (magic link, OAuth), never one an API key names.
 	RequireVerified *bool   `json:"require_verified"`
 	ExpiresAt       *string `json:"expires_at"`
+	// The page's deadline (deadline.go): due_at or due_in, remind, on_timeout;
+	// raw, so that deadline_request.go names the field of any bad value.
+	DueAt     json.RawMessage `json:"due_at"`
+	DueIn     json.RawMessage `json:"due_in"`
+	Remind    json.RawMessage `json:"remind"`
+	OnTimeout json.RawMessage `json:"on_timeout"`
 }
 
 // ActionRequest is the body of POST /v1/pages/:id/actions/:actionId.

@@ -124,6 +124,9 @@ func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byt
 			}
 		}
 	}
+	if err := writeDeadlineIndex(tx, prev, next); err != nil {
+		return err
+	}
 	if old, nw := filesDueKey(prev), filesDueKey(next); string(old) != string(nw) {
 		if old != nil {
 			if err := tx.Delete(bucketFilesDue, old); err != nil {

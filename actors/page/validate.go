@@ -27,6 +27,8 @@ type Limits struct {
 	// AllowPrivateCallbacks silences the publish-time warning for callback and
 	// notification targets on private addresses (--allow-private-callbacks).
 	AllowPrivateCallbacks bool
+	// Deadlines bound the deadline fields (zero: DefaultDeadlineLimits).
+	Deadlines DeadlineLimits
 }
 
 // DefaultLimits are the documented defaults.
@@ -152,6 +154,10 @@ func apply(p *Page, req *Request, creating bool, lim Limits, now time.Time) ([]s
 		}
 		p.ExpiresAt = &at
 	}
+	if w, err = setDeadlines(p, req, lim, now); err != nil { // deadline_request.go
+		return nil, err
+	}
+	warnings = append(warnings, w...)
 	if req.Blocks != nil {
 		bs, w, err := prepareBlocks("blocks", *req.Blocks, nil, 0, lim)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"folio/actors/page"
 	"folio/actors/tenant"
 	"folio/transport/httpapi"
 	"folio/transport/mcp"
@@ -75,6 +76,9 @@ func serve(args []string) error {
 	fs.StringVar(&c.AppURL, "app-url", env("FOLIO_APP_URL", ""), "base of sign-in and claim links (FOLIO_APP_URL; default base-url)")
 	fs.StringVar(&c.DefaultPlan, "default-plan", env("FOLIO_DEFAULT_PLAN", "free"), "plan of new tenants: free, pro, enterprise (FOLIO_DEFAULT_PLAN)")
 	fs.DurationVar(&c.DefaultTTL, "default-ttl", envDuration("FOLIO_DEFAULT_TTL", 7*24*time.Hour), "default page lifetime (FOLIO_DEFAULT_TTL)")
+	fs.DurationVar(&c.Deadlines.RemindFloor, "remind-min-interval", envDuration("FOLIO_REMIND_MIN_INTERVAL", page.DefaultDeadlineLimits.RemindFloor), "shortest remind.every_seconds a page may ask for; reminders are messages to people (FOLIO_REMIND_MIN_INTERVAL)")
+	fs.IntVar(&c.Deadlines.RemindMax, "remind-max", envInt("FOLIO_REMIND_MAX", page.DefaultDeadlineLimits.RemindMax), "most reminders one deadline may ask for (remind.max) (FOLIO_REMIND_MAX)")
+	fs.IntVar(&c.Deadlines.EscalateMax, "escalate-max", envInt("FOLIO_ESCALATE_MAX", page.DefaultDeadlineLimits.EscalateMax), "most identities one on_timeout.escalate_to may name (FOLIO_ESCALATE_MAX)")
 	fs.BoolVar(&c.AllowPrivateCallbacks, "allow-private-callbacks", envBool("FOLIO_ALLOW_PRIVATE_CALLBACKS", false), "allow callbacks to private and loopback addresses (FOLIO_ALLOW_PRIVATE_CALLBACKS)")
 	fs.DurationVar(&c.CallbackTimeout, "callback-timeout", envDuration("FOLIO_CALLBACK_TIMEOUT", 30*time.Second), "how long one callback attempt may take; on a shared --store another node takes over a delivery whose node died mid-attempt after twice this (FOLIO_CALLBACK_TIMEOUT)")
 	fs.StringVar(&c.SMTPAddr, "smtp-addr", env("FOLIO_SMTP_ADDR", ""), "SMTP server host:port for e-mail notifications; empty: log them and write <data>/outbox/mail (FOLIO_SMTP_ADDR)")

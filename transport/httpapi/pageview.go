@@ -43,6 +43,11 @@ type pageView struct {
 	LastAction *lastAction `json:"last_action"`
 	// ContentHash is sent by GET /v1/pages/:id only (it hashes the whole content).
 	ContentHash string `json:"content_hash,omitempty"`
+	// Deadline is the page's own deadline (null: none); DueAt the nearest running
+	// due time, its own or an open step's; Overdue whether DueAt has passed.
+	Deadline *page.Deadline `json:"deadline"`
+	DueAt    *time.Time     `json:"due_at"`
+	Overdue  bool           `json:"overdue"`
 }
 
 func (s *Server) pageURL(id string) string    { return s.urls.PageBase + "/p/" + id }
@@ -57,6 +62,7 @@ func (s *Server) view(p *page.Page) pageView {
 		Version: p.Version, Livemode: p.Livemode, Blocks: p.Blocks, Actions: p.Actions, Access: p.Access,
 		Notify: redactChannelSecrets(p.Notify), OnAction: redactSecret(p.OnAction), ApprovalChain: nullRaw(p.ApprovalChain), RequireVerified: p.RequireVerified, Stats: p.Stats,
 		LastAction: lastActionOf(p),
+		Deadline:   p.Deadline, DueAt: p.DueAt(), Overdue: p.Overdue(s.now()),
 	}
 	if v.Tags == nil {
 		v.Tags = []string{}

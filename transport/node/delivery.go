@@ -18,6 +18,7 @@ import (
 func (n *Node) deliveryArea(pd *page.Deps) (area, callback.Mailer) {
 	cfg := n.Config
 	pd.Limits.AllowPrivateCallbacks = cfg.AllowPrivateCallbacks
+	pd.Limits.Deadlines = cfg.Deadlines
 	from := cfg.SMTPFrom
 	if from == "" {
 		from = "Folio <folio@localhost>"

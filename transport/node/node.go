@@ -53,7 +53,11 @@ type Config struct {
 	MaxLivePages          int           // page actors kept live at most (least recently used passivate first); 0: 10,000, <0: no bound
 	RenderMaxPageBytes    int           // bytes of block HTML one review page draws at most; 0: render.DefaultMaxPageBytes
 	ExpiryEvery           time.Duration
-	Now                   func() time.Time
+	// Deadlines bound the deadline fields of page requests (zero: the defaults);
+	// DeadlineEvery is how often the deadline index is read (0: ExpiryEvery).
+	Deadlines     page.DeadlineLimits
+	DeadlineEvery time.Duration
+	Now           func() time.Time
 	// ReadFault, when set, is asked before every store read; an error it returns
 	// fails the read as a store that did not answer would. Tests only.
 	ReadFault func() error
@@ -213,6 +217,9 @@ func (c *Config) Defaults() {
 	if c.ExpiryEvery <= 0 {
 		c.ExpiryEvery = 250 * time.Millisecond
 	}
+	if c.DeadlineEvery <= 0 {
+		c.DeadlineEvery = c.ExpiryEvery
+	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -343,6 +350,8 @@ func Open(cfg Config) (*Node, error) {
 
 	n.bg.Add(2)
 	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()
+	n.bg.Add(1)
+	go func() { defer n.bg.Done(); page.RunDeadlines(pageDeps, n.Pages, cfg.DeadlineEvery, n.stop) }()
 	go func() { defer n.bg.Done(); n.Keys.RunFlusher(10*time.Second, n.stop) }()
 	for _, a := range n.areas {
 		if a.run != nil {

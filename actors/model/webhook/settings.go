@@ -53,7 +53,9 @@ var ChannelTypes = map[string]bool{"email": true, "slack": true, "webhook": true
 // CallbackEvents are the event types of specification 6.2: what on_action delivers
 // when its events filter is absent.
 var CallbackEvents = []string{"action.executed", "approval.step_completed", "approval.chain_completed",
-	"page.expired", "page.viewed", "form.submitted"}
+	"page.expired", "page.viewed", "form.submitted",
+	// deadlines (docs/behaviour.md): only pages with a deadline emit them
+	"approval.reminder_sent", "approval.escalated", "page.overdue"}
 
 // KnownEvents are every event type a page emits; an events filter may name any of them.
 var KnownEvents = map[string]bool{
@@ -63,6 +65,7 @@ var KnownEvents = map[string]bool{
 	"page.renewed": true, "page.completed": true, "blocks.appended": true, "block.updated": true,
 	"block.inserted": true, "blocks.reordered": true, "comment.added": true, "comment.updated": true,
 	"comment.deleted": true, "file.uploaded": true, "file.deleted": true,
+	"approval.reminder_sent": true, "approval.escalated": true, "page.overdue": true,
 }
 
 // Limits of the delivery configuration.
