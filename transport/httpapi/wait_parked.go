@@ -83,7 +83,7 @@ type parkedWait struct {
 	header  http.Header // set before the hijack (nosniff, rate limits): part of the answer
 	close   bool        // the client sent Connection: close
 	resume  func(net.Conn) bool
-	release func()      // the open-waits place (holdWait)
+	release func() // the open-waits place (holdWait)
 
 	mu       sync.Mutex
 	state    uint8
