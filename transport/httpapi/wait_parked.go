@@ -80,7 +80,7 @@ type parkedWait struct {
 	id      string
 	token   string // the bearer key, authenticated again when the answer is written
 	who     tenant.Principal
-	header  http.Header // set before the hijack (nosniff, rate limits): part of the answer
+	header  string // set before the hijack (nosniff, rate limits), as net/http writes them: part of the answer
 	close   bool        // the client sent Connection: close
 	resume  func(net.Conn) bool
 	release func() // the open-waits place (holdWait)
@@ -158,7 +158,7 @@ func (p *parkedWait) detach() {
 // is answered, refused, or parked, and release is taken care of.
 func (s *Server) waitParked(w http.ResponseWriter, r *http.Request, id string, who tenant.Principal, timeout time.Duration, release func()) (bool, error) {
 	token, _ := bearer(r)
-	p := &parkedWait{s: s, id: id, token: strings.Clone(token), who: who, close: r.Close, resume: resumeOf(r), release: release}
+	p := &parkedWait{s: s, id: strings.Clone(id), token: strings.Clone(token), who: who, close: r.Close, resume: resumeOf(r), release: release}
 	v := page.Viewer{TenantID: who.TenantID, Agent: who.Agent(), KeyID: who.KeyID}
 	sub, err := registry.Call[*page.Subscribed](r.Context(), s.pages, id, &page.Subscribe{Viewer: v, Sub: p})
 	if err != nil {
@@ -170,7 +170,9 @@ func (s *Server) waitParked(w http.ResponseWriter, r *http.Request, id string, w
 		defer release()
 		return true, s.answerWait(w, r, id, who, false)
 	}
-	p.header = w.Header().Clone()
+	var head strings.Builder
+	_ = w.Header().Write(&head)
+	p.header = head.String()
 	nc, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		s.pages.Tell(id, &page.Unsubscribe{Sub: p})
@@ -304,10 +306,7 @@ func (p *parkedWait) done() {
 // is authenticated again first: a key deleted while its request waited gets the
 // 401 a new request would.
 func (p *parkedWait) response(body []byte, err error, now time.Time) []byte {
-	rec := &answerRecorder{header: p.header, status: http.StatusOK}
-	if rec.header == nil {
-		rec.header = http.Header{}
-	}
+	rec := &answerRecorder{header: parseHeader(p.header), status: http.StatusOK}
 	req := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/v1/pages/" + p.id + "/wait"}}
 	_, ok, aerr := p.s.keys.Authenticate(p.token)
 	switch {
@@ -391,6 +390,18 @@ func (a *answerRecorder) bytes(closeAfter bool, now time.Time) []byte {
 	b.Write(a.body)
 	b.WriteString("\r\n0\r\n\r\n")
 	return b.Bytes()
+}
+
+// parseHeader reads back header lines that http.Header.Write wrote (canonical
+// keys, one value a line).
+func parseHeader(lines string) http.Header {
+	h := http.Header{}
+	for line := range strings.SplitSeq(lines, "\r\n") {
+		if k, v, ok := strings.Cut(line, ": "); ok {
+			h[k] = append(h[k], v)
+		}
+	}
+	return h
 }
 
 // prefixConn is a connection whose client had sent more than its request when it
