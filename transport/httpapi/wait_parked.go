@@ -81,7 +81,7 @@ type parkedWait struct {
 	token   string // the bearer key, authenticated again when the answer is written
 	who     tenant.Principal
 	header  string // set before the hijack (nosniff, rate limits), as net/http writes them: part of the answer
-	close   bool        // the client sent Connection: close
+	close   bool   // the client sent Connection: close
 	resume  func(net.Conn) bool
 	release func() // the open-waits place (holdWait)
 
