@@ -14,7 +14,7 @@ import (
 // waitScenario: o.Subscribers agents long-poll one page's decision at once
 // (GET /v1/pages/:id/wait), then a person approves it. Measured: the server's memory
 // per waiting request (RSS growth while they wait, meaningful with a separate server
-// process), and for each waiter the time from the approval being sent to its answer
+// process), its goroutines per waiting request (0 where waits park), and for each waiter the time from the approval being sent to its answer
 // (the p50/p99 of the run, and when the last one answered). Check: every waiter
 // got the decision.
 func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
@@ -29,7 +29,7 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	if st, err := t.Call(ctx, "POST", "/v1/publish", key, pageBody(0, 0), &pub); err != nil || st != 201 {
 		return nil, fmt.Errorf("publish: %s", statusCode(st, err))
 	}
-	base := int(t.metric(ctx, "go_goroutines"))
+	goroutinesBefore := t.metric(ctx, "go_goroutines")
 	_, rssBefore, _ := t.usageSample(ctx)
 	stackBefore := t.metric(ctx, "go_memstats_stack_inuse_bytes")
 	heapBefore := t.metric(ctx, "go_memstats_heap_inuse_bytes") + stackBefore
@@ -57,12 +57,13 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 			}
 		}()
 	}
-	// Every waiter holds a goroutine on its node while it waits: once the nodes
-	// together run that many more, they are all registered.
+	// Every waiter holds a place on its node while it waits (folio_open_held
+	// {kind="waits"}; a parked waiter holds no goroutine to count): once the nodes
+	// together hold that many, they are all registered.
 	deadline := time.Now().Add(120 * time.Second)
-	for int(t.metric(ctx, "go_goroutines")) < base+o.Subscribers {
+	for held := int(t.metric(ctx, heldWaits)); held < o.Subscribers; held = int(t.metric(ctx, heldWaits)) {
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("only %d of %d waiters arrived", int(t.metric(ctx, "go_goroutines"))-base, o.Subscribers)
+			return nil, fmt.Errorf("only %d of %d waiters arrived", held, o.Subscribers)
 		}
 		select {
 		case err := <-errs:
@@ -73,6 +74,7 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	time.Sleep(500 * time.Millisecond) // let the server settle before measuring memory
 	cpu0, rssWaiting, _ := t.usageSample(ctx)
 	stackWaiting := t.metric(ctx, "go_memstats_stack_inuse_bytes")
+	goroutinesWaiting := t.metric(ctx, "go_goroutines")
 	heapWaiting := t.metric(ctx, "go_memstats_heap_inuse_bytes") + stackWaiting
 
 	start := time.Now()
@@ -105,6 +107,9 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 		res.Extra["server_heap_stack_kib_per_waiter"] = (heapWaiting - heapBefore) / 1024 / float64(o.Subscribers)
 		res.Extra["server_stack_kib_per_waiter"] = (stackWaiting - stackBefore) / 1024 / float64(o.Subscribers)
 	}
+	if o.Subscribers > 0 {
+		res.Extra["server_goroutines_per_waiter"] = (goroutinesWaiting - goroutinesBefore) / float64(o.Subscribers)
+	}
 	if n := len(lat); n > 0 {
 		res.Extra["server_cpu_us_per_answer"] = (cpu1 - cpu0) * 1e6 / float64(n)
 	}
@@ -114,6 +119,9 @@ func waitScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	res.check("every waiter got the decision", decided.Load() == int64(o.Subscribers), "%d of %d waiters answered approved", decided.Load(), o.Subscribers)
 	return res, nil
 }
+
+// heldWaits is the series of the long-polls a node holds open.
+const heldWaits = `folio_open_held{kind="waits"}`
 
 // metric is one value of the servers' /metrics, summed over the target's nodes
 // (this process's when the server runs in it); 0 when no node answers.

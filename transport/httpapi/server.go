@@ -77,6 +77,7 @@ type Server struct {
 	rt          *realtime         // streams (viewer.go); nil until MountRealtime
 	delivery    *deliveryHandlers // delivery log (deliveries.go); nil until MountDelivery
 	outcomes    flight            // decisions read once for all the waiters they wake (wait.go)
+	parked      parkedWaits       // long-polls waiting off their goroutine (wait_parked.go)
 }
 
 // New builds the server and its routes.

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -76,6 +77,12 @@ func (s *Server) waitDecision(w http.ResponseWriter, r *http.Request, ps httprou
 	if err != nil {
 		return err
 	}
+	if s.canPark(r) {
+		parked, err := s.waitParked(w, r, id, who, timeout, release)
+		if parked || err != nil {
+			return err // parked: release is the parked waiter's to call
+		}
+	}
 	defer release()
 	wt := newWaiter()
 	v := page.Viewer{TenantID: who.TenantID, Agent: who.Agent(), KeyID: who.KeyID}
@@ -97,15 +104,15 @@ func (s *Server) waitDecision(w http.ResponseWriter, r *http.Request, ps httprou
 			return nil // the client left; nobody to answer
 		}
 	}
-	// The waiters a decision wakes read the outcome once between them: one ask of
-	// the page, one encoding, however many were waiting.
-	body, err := s.outcomes.do(who.TenantID+"/"+id+"/"+strconv.FormatBool(timedOut), func() ([]byte, error) {
-		res, err := registry.Call[*page.Result](r.Context(), s.pages, id, &page.Get{Caller: callerOf(who)})
-		if err != nil {
-			return nil, err
-		}
-		b, err := json.Marshal(s.outcome(res.Page, timedOut))
-		return append(b, '\n'), err // shared by every waiter: written, never changed
+	return s.answerWait(w, r, id, who, timedOut)
+}
+
+// answerWait writes the outcome of a wait. The waiters a decision wakes read the
+// outcome once between them: one ask of the page, one encoding, however many were
+// waiting.
+func (s *Server) answerWait(w http.ResponseWriter, r *http.Request, id string, who tenant.Principal, timedOut bool) error {
+	body, err := s.outcomes.do(outcomeKey(who, id, timedOut), func() ([]byte, error) {
+		return s.outcomeBody(r.Context(), id, who, timedOut)
 	})
 	if err != nil {
 		return err
@@ -113,6 +120,23 @@ func (s *Server) waitDecision(w http.ResponseWriter, r *http.Request, ps httprou
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(body)
 	return nil
+}
+
+// outcomeKey names the outcomes one read serves: a page's, for one tenant, timed
+// out or not.
+func outcomeKey(who tenant.Principal, id string, timedOut bool) string {
+	return who.TenantID + "/" + id + "/" + strconv.FormatBool(timedOut)
+}
+
+// outcomeBody reads the page as who and encodes its outcome, newline-terminated;
+// the bytes are shared by every waiter they answer: written, never changed.
+func (s *Server) outcomeBody(ctx context.Context, id string, who tenant.Principal, timedOut bool) ([]byte, error) {
+	res, err := registry.Call[*page.Result](ctx, s.pages, id, &page.Get{Caller: callerOf(who)})
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(s.outcome(res.Page, timedOut))
+	return append(b, '\n'), err
 }
 
 // flight shares one computation among the callers that ask for the same key while

@@ -404,6 +404,12 @@ func (n *Node) Listen() (string, error) {
 	n.httpSrv = &http.Server{Handler: n.Handler(), ReadHeaderTimeout: n.Config.ReadHeaderTimeout,
 		ReadTimeout: n.Config.ReadTimeout, WriteTimeout: n.Config.WriteTimeout, IdleTimeout: 120 * time.Second,
 		ConnState: guard.connState}
+	// Answered long-polls come back for their next request (httpapi wait_parked.go).
+	resumed := newResumeListener(ln.Addr())
+	n.httpSrv.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return httpapi.WithResume(ctx, resumed.Resume)
+	}
+	go func() { _ = n.httpSrv.Serve(resumed) }()
 	go func() {
 		if err := n.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			n.Config.Log.Error("http server stopped", slog.Any("err", err))

@@ -4,6 +4,7 @@ package stream
 
 import (
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,10 +26,13 @@ type poller struct {
 	wake  int // eventfd registered with token 0: close wakes the loop at once
 	mu    sync.Mutex
 	conns map[uint64]*Conn
-	next  uint64
-	stop  chan struct{}
-	done  chan struct{}
-	buf   []byte // the read buffer: only the poller goroutine uses it
+	// watches are the sockets parked outside the stream machinery (WatchHangup):
+	// what runs, once, when their client hangs up.
+	watches map[uint64]func()
+	next    uint64
+	stop    chan struct{}
+	done    chan struct{}
+	buf     []byte // the read buffer: only the poller goroutine uses it
 }
 
 // pollReadBurst bounds how much the poller reads from one socket before it turns
@@ -52,7 +56,7 @@ func newPoller() *poller {
 		_ = unix.Close(wake)
 		return nil
 	}
-	p := &poller{epfd: fd, wake: wake, conns: map[uint64]*Conn{}, stop: make(chan struct{}), done: make(chan struct{}),
+	p := &poller{epfd: fd, wake: wake, conns: map[uint64]*Conn{}, watches: map[uint64]func(){}, stop: make(chan struct{}), done: make(chan struct{}),
 		buf: make([]byte, 4<<10)}
 	go p.run()
 	return p
@@ -138,7 +142,13 @@ func (p *poller) run() {
 			}
 			p.mu.Lock()
 			c := p.conns[tok]
+			gone, watched := p.watches[tok]
+			delete(p.watches, tok)
 			p.mu.Unlock()
+			if watched {
+				gone()
+				continue
+			}
 			if c == nil {
 				continue
 			}
@@ -173,6 +183,36 @@ func (p *poller) read(c *Conn) bool {
 		}
 	}
 	return true
+}
+
+// watch registers raw for its hangup alone: gone runs once, on the poller
+// goroutine, when the peer closes or resets; stop unregisters it (call stop before
+// the socket is closed or handed on; gone may still run once if the hangup was
+// being reported at that moment). ok is false when it could not be registered.
+func (p *poller) watch(raw syscall.RawConn, gone func()) (stop func(), ok bool) {
+	p.mu.Lock()
+	p.next++
+	tok := p.next
+	p.watches[tok] = gone
+	p.mu.Unlock()
+	var err error
+	cerr := raw.Control(func(fd uintptr) {
+		err = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, int(fd), interest(false, tok))
+	})
+	if err != nil || cerr != nil {
+		p.mu.Lock()
+		delete(p.watches, tok)
+		p.mu.Unlock()
+		return nil, false
+	}
+	return func() {
+		p.mu.Lock()
+		delete(p.watches, tok)
+		p.mu.Unlock()
+		_ = raw.Control(func(fd uintptr) {
+			_ = unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, int(fd), nil)
+		})
+	}, true
 }
 
 func (p *poller) close() {

@@ -11,7 +11,8 @@ func writeNonblocking(raw syscall.RawConn, bufs [][]byte) (int, error) { return 
 // and each WebSocket client is read by a goroutine of its own (ws.go, readLoop).
 type poller struct{}
 
-func newPoller() *poller         { return nil }
-func (p *poller) add(*Conn) bool { return false }
-func (p *poller) remove(*Conn)   {}
-func (p *poller) close()         {}
+func newPoller() *poller                                       { return nil }
+func (p *poller) add(*Conn) bool                               { return false }
+func (p *poller) remove(*Conn)                                 {}
+func (p *poller) close()                                       {}
+func (p *poller) watch(syscall.RawConn, func()) (func(), bool) { return nil, false }
