@@ -75,7 +75,10 @@
         merge($(".inbox", box), fresh, box);
         unread(parseInt(fresh.getAttribute("data-unread"), 10) || 0);
         if (focusAction) {
-          var again = box.querySelector('form[action="' + focusAction + '"] button');
+          // A star's form toggles its action (star <-> unstar): the same button under
+          // its other action is still the control the person was on.
+          var again = box.querySelector('form[action="' + focusAction + '"] button') ||
+            box.querySelector('form[action="' + focusAction.replace(/\/(un)?star(\?|$)/, function (_, un, end) { return (un ? "/star" : "/unstar") + end; }) + '"] button');
           var target = again || $(".list-range", box) || box;
           if (!again) target.setAttribute("tabindex", "-1");
           target.focus();
