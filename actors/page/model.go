@@ -94,6 +94,9 @@ type Action struct {
 	// "reject" on the wire; stored as approved/rejected). Without it the polarity is
 	// inferred (Action.decision).
 	Decision string `json:"decision,omitempty"`
+	// Confirm asks the person to confirm in a dialog (or on a page of its own
+	// without JavaScript) before the action is sent, as a danger action is.
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // Access is the page's access policy.

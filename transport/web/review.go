@@ -116,6 +116,7 @@ type stateView struct {
 	Decision *decisionView
 	Chain    *chainView
 	Expired  bool
+	Notified *notifiedView // the agent's callback for the decision; nil when there is none
 }
 
 type decisionView struct {
@@ -160,6 +161,11 @@ type decideView struct {
 	HasForm  bool
 	Me       *meView    // signed in: decides as their verified address
 	Verify   *signinBox // an approval chain awaits a step and nobody is signed in
+	// Waiting is the step the chain awaits from others once the signed-in person
+	// decided theirs (Open is then false: their buttons would only answer 403/409);
+	// MyStep is the step they decided.
+	Waiting string
+	MyStep  string
 }
 
 type actionView struct {
@@ -167,6 +173,10 @@ type actionView struct {
 	Label  string
 	Style  string
 	Danger bool
+	// Confirm: the person confirms in a dialog naming the action and the page (or on
+	// a page of its own without JavaScript) before it is sent: danger actions and
+	// those the agent marked confirm.
+	Confirm bool
 }
 
 // problemView is a refusal shown in place (a decision sent without JavaScript).
@@ -200,8 +210,10 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, Views: p.Stats.ViewCount, Version: p.Version,
 	}
 	v.State = stateOf(p, status)
+	v.State.Notified = s.notifiedOf(p)
 	v.Decide = decideOf(p, status)
 	v.Decide.Me = me
+	turnOf(&v.Decide, p, me)
 	if v.Decide.Open && me == nil && p.Approval != nil && p.Approval.Status == page.ChainInProgress {
 		// A typed name never decides a step of an approval chain: the person verifies
 		// their address first, and comes back here signed in.
@@ -215,7 +227,9 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 		v.Blocks = htmlOf(blocks.String())
 	}
 	v.Files = filesOf(p, o.Files, status)
+	v.Files.Closed = closedWhy(status, "files")
 	v.Comments = commentsOf(p, o.Comments, status, before)
+	v.Comments.Closed = closedWhy(status, "comments")
 	v.Comments.Me = me
 	return v
 }
@@ -224,6 +238,9 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 // while it takes decisions, within the page's output budget, through the cache.
 func (s *Site) renderOptions(p *page.Page, d decideView, now time.Time) render.Options {
 	opt := render.Options{PageID: p.ID, Now: now, Cache: s.fragments, MaxBytes: s.c.MaxPageBytes}
+	if p.Status == page.Completed {
+		opt.Answers, opt.Stopped = sentAnswers(p), p.CompletedAt
+	}
 	if d.Open {
 		opt.FormID, opt.Actions = formID, map[string]bool{}
 		for _, a := range d.Actions {
@@ -306,7 +323,7 @@ func decideOf(p *page.Page, status string) decideView {
 		if strings.TrimSpace(label) == "" {
 			label = a.ActionID
 		}
-		d.Actions = append(d.Actions, actionView{ID: a.ActionID, Label: label, Style: a.Style, Danger: a.Style == "danger"})
+		d.Actions = append(d.Actions, actionView{ID: a.ActionID, Label: label, Style: a.Style, Danger: a.Style == "danger", Confirm: a.Style == "danger" || a.Confirm})
 	}
 	d.FormOnly = len(p.Actions) == 0 && d.HasForm
 	if len(d.Actions) == 0 && !d.FormOnly {
