@@ -248,4 +248,3 @@ func TestAConfirmedActionNamesItselfAndThePage(t *testing.T) {
 	tb.do(chromedp.Click(chromedp.CSS(`button.bt-primary`)))
 	tb.until("the decision", `!!document.querySelector(".outcome")`)
 }
-
