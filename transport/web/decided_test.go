@@ -68,7 +68,7 @@ func (tb *tab) decidedTruthfully(where string) {
 // and approves from the bar. At once (live, no reload), the form shows what was
 // sent, the buttons are gone, the countdown stops, comments and files say why they
 // are closed, and the page says the agent was notified once its callback is
-// delivered. Without JavaScript the page that comes back after the post says the
+// delivered; a reload shows the same. Without JavaScript the page that comes back after the post says the
 // same.
 func TestThePageAfterADecisionTellsTheTruth(t *testing.T) {
 	e := nodetest.New(t, allowPrivate)
@@ -95,6 +95,11 @@ func TestThePageAfterADecisionTellsTheTruth(t *testing.T) {
 			}
 			tb.shot("decided-" + l.name)
 			tb.view("decided-view-" + l.name)
+			// Live, the page kept what the person typed; a reload shows what the server
+			// recorded.
+			tb.do(chromedp.Reload())
+			tb.until("the page again", `document.querySelector("#live").innerText === "Live"`)
+			tb.decidedTruthfully("reloaded " + l.name)
 		})
 	}
 	t.Run("without JavaScript", func(t *testing.T) {
