@@ -78,6 +78,7 @@ type Action struct {
 	Label    string `json:"label,omitempty"`
 	Style    string `json:"style,omitempty"`    // primary, danger, …
 	Decision string `json:"decision,omitempty"` // approve/reject when sending; approved/rejected read back
+	Confirm  bool   `json:"confirm,omitempty"`  // the review page asks the person to confirm first
 }
 
 // Access is who may read the page: mode "public" (the default) or "authenticated"
