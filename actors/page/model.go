@@ -102,6 +102,9 @@ type Action struct {
 	// Final: executing the action ends the page (the default, nil); false records
 	// the step and tells the agent without completing the page (verdict.go).
 	Final *bool `json:"final,omitempty"`
+	// Confirm asks the person to confirm in a dialog (or on a page of its own
+	// without JavaScript) before the action is sent, as a danger action is.
+	Confirm bool `json:"confirm,omitempty"`
 }
 
 // Access is the page's access policy.

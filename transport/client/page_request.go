@@ -79,6 +79,7 @@ type Action struct {
 	Style    string `json:"style,omitempty"`    // primary, danger, …
 	Decision string `json:"decision,omitempty"` // approve/reject/none when sending; approved/rejected/none read back
 	Final    *bool  `json:"final,omitempty"`    // false: a step that leaves the page active (nil: true)
+	Confirm  bool   `json:"confirm,omitempty"`  // the review page asks the person to confirm first
 }
 
 // Access is who may read the page: mode "public" (the default) or "authenticated"

@@ -71,8 +71,8 @@ func TestTheReviewPageHasNoSeriousAccessibilityViolations(t *testing.T) {
 }
 
 // TestTheReviewPageWorksFromTheKeyboard: from the top, Tab reaches the skip link,
-// the tabs, the form fields and the decision buttons, each with a visible focus
-// ring; the tabs switch with the arrow keys; Enter on Approve decides.
+// the decision bar's Approve, the tabs, the form fields and the decision buttons,
+// each with a visible focus ring; the tabs switch with the arrow keys; Enter on Approve decides.
 func TestTheReviewPageWorksFromTheKeyboard(t *testing.T) {
 	e := nodetest.New(t)
 	key, _ := e.Register("keys")
@@ -89,7 +89,8 @@ func TestTheReviewPageWorksFromTheKeyboard(t *testing.T) {
 		f := eval[struct {
 			Tag, ID, Role, Value, Text string
 			Outline                    string
-		}](tb, `(function(){var a=document.activeElement,s=getComputedStyle(a);return {Tag:a.tagName,ID:a.id,Role:a.getAttribute("role")||"",Value:a.value||"",Text:(a.innerText||"").slice(0,30),Outline:s.outlineStyle+" "+s.outlineWidth}})()`)
+			InBar                      bool
+		}](tb, `(function(){var a=document.activeElement,s=getComputedStyle(a);return {Tag:a.tagName,ID:a.id,Role:a.getAttribute("role")||"",Value:a.value||"",Text:(a.innerText||"").slice(0,30),Outline:s.outlineStyle+" "+s.outlineWidth,InBar:!!a.closest(".dbar")}})()`)
 		switch {
 		case f.Tag == "A" && strings.Contains(f.Text, "Skip"):
 			seen["skip"] = true
@@ -97,6 +98,8 @@ func TestTheReviewPageWorksFromTheKeyboard(t *testing.T) {
 			seen["tab"] = true
 		case f.ID == "actor_identity":
 			seen["identity"] = true
+		case f.Tag == "BUTTON" && f.Value == "approve" && f.InBar:
+			seen["bar"] = true
 		case f.Tag == "BUTTON" && f.Value == "approve":
 			seen["approve"] = true
 		}
@@ -104,7 +107,7 @@ func TestTheReviewPageWorksFromTheKeyboard(t *testing.T) {
 			t.Errorf("focus on %s#%s %q has no visible outline", f.Tag, f.ID, f.Text)
 		}
 	}
-	for _, want := range []string{"skip", "tab", "identity", "approve"} {
+	for _, want := range []string{"skip", "bar", "tab", "identity", "approve"} {
 		if !seen[want] {
 			t.Errorf("Tab never reached %s", want)
 		}

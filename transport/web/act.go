@@ -58,7 +58,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 	if action == "" && decideOf(o.Page, page.EffectiveStatus(o.Page, s.c.Now())).FormOnly {
 		action = page.SubmitAction
 	}
-	if a, ok := actionOf(o.Page, action); ok && a.Style == "danger" && form.Get("confirm") != "yes" {
+	if a, ok := actionOf(o.Page, action); ok && (a.Style == "danger" || a.Confirm) && form.Get("confirm") != "yes" {
 		s.confirm(w, r, o.Page, a, form)
 		return
 	}
@@ -113,10 +113,11 @@ func actionOf(p *page.Page, id string) (page.Action, bool) {
 // the form it interrupts.
 type confirmView struct {
 	Shell
-	ID     string
-	Title  string
-	Action actionView
-	Values []formValue
+	ID      string
+	Title   string
+	Version string // the page version the person saw (page_version), when the form sent one
+	Action  actionView
+	Values  []formValue
 }
 
 type formValue struct{ Name, Value string }
@@ -125,8 +126,8 @@ func (s *Site) confirm(w http.ResponseWriter, r *http.Request, p *page.Page, a p
 	me, _ := s.me(w, r)
 	sh := s.shell("Confirm: " + a.Label)
 	sh.Me = me
-	v := confirmView{Shell: sh, ID: p.ID, Title: p.Title,
-		Action: actionView{ID: a.ActionID, Label: a.Label, Style: a.Style, Danger: true}}
+	v := confirmView{Shell: sh, ID: p.ID, Title: p.Title, Version: form.Get("page_version"),
+		Action: actionView{ID: a.ActionID, Label: a.Label, Style: a.Style, Danger: a.Style == "danger", Confirm: true}}
 	for k, vals := range form {
 		if k == "confirm" || k == "action" {
 			continue

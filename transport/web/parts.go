@@ -28,6 +28,7 @@ var parts = map[string]func(v *reviewView) any{
 	"files":    func(v *reviewView) any { return v.Files },
 	"comments": func(v *reviewView) any { return v.Comments },
 	"head":     func(v *reviewView) any { return v },
+	"dbar":     func(v *reviewView) any { return v },
 	"blocks":   func(v *reviewView) any { return v },
 }
 
@@ -71,7 +72,10 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 		return
 	}
 	now := s.c.Now()
-	opt := s.renderOptions(o.Page, decideOf(o.Page, page.EffectiveStatus(o.Page, now)), now) // as the page draws it
+	me, _ := s.me(w, r)
+	d := decideOf(o.Page, page.EffectiveStatus(o.Page, now))
+	turnOf(&d, o.Page, me)
+	opt := s.renderOptions(o.Page, d, now) // as the page draws it
 	id := ps.ByName("blockId")
 	for _, b := range o.Page.Blocks {
 		if b.ID == id {
@@ -103,6 +107,7 @@ type filesView struct {
 	ID       string
 	Files    []fileItem
 	CanWrite bool
+	Closed   string // why the page takes no more files ("" while it does)
 }
 
 type fileItem struct {
@@ -145,6 +150,7 @@ type commentsView struct {
 	OlderURL string // the review page with the CommentsShown before them
 	NewerURL string // the review page with the latest ones, when later ones are not drawn
 	CanWrite bool
+	Closed   string            // why the page takes no more comments ("" while it does)
 	Blocks   map[string]string // block id -> its title, for "on <block>" anchors
 	Me       *meView           // signed in: comments as their verified address
 }

@@ -118,6 +118,8 @@ type stateView struct {
 	Step    *decisionView
 	Chain   *chainView
 	Expired bool
+	// Notified is the agent's callback for the decision; nil when there is none.
+	Notified *notifiedView
 }
 
 type decisionView struct {
@@ -165,6 +167,11 @@ type decideView struct {
 	// Version is the content version drawn; the decision form sends it as
 	// page_version, so a decision on content that changed since is refused.
 	Version int
+	// Waiting is the step the chain awaits from others once the signed-in person
+	// decided theirs (Open is then false: their buttons would only answer 403/409);
+	// MyStep is the step they decided.
+	Waiting string
+	MyStep  string
 }
 
 type actionView struct {
@@ -172,6 +179,10 @@ type actionView struct {
 	Label  string
 	Style  string
 	Danger bool
+	// Confirm: the person confirms in a dialog naming the action and the page (or on
+	// a page of its own without JavaScript) before it is sent: danger actions and
+	// those the agent marked confirm.
+	Confirm bool
 }
 
 // problemView is a refusal shown in place (a decision sent without JavaScript).
@@ -205,8 +216,10 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, Views: p.Stats.ViewCount, Version: p.Version,
 	}
 	v.State = stateOf(p, status)
+	v.State.Notified = s.notifiedOf(p)
 	v.Decide = decideOf(p, status)
 	v.Decide.Me = me
+	turnOf(&v.Decide, p, me)
 	if v.Decide.Open && me == nil && p.Approval != nil && p.Approval.Status == page.ChainInProgress {
 		// A typed name never decides a step of an approval chain: the person verifies
 		// their address first, and comes back here signed in.
@@ -220,7 +233,9 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 		v.Blocks = htmlOf(blocks.String())
 	}
 	v.Files = filesOf(p, o.Files, status)
+	v.Files.Closed = closedWhy(status, "files")
 	v.Comments = commentsOf(p, o.Comments, status, before)
+	v.Comments.Closed = closedWhy(status, "comments")
 	v.Comments.Me = me
 	return v
 }
@@ -229,6 +244,9 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 // while it takes decisions, within the page's output budget, through the cache.
 func (s *Site) renderOptions(p *page.Page, d decideView, now time.Time) render.Options {
 	opt := render.Options{PageID: p.ID, Now: now, Cache: s.fragments, MaxBytes: s.c.MaxPageBytes}
+	if p.Status == page.Completed {
+		opt.Answers, opt.Stopped = sentAnswers(p), p.CompletedAt
+	}
 	if d.Open {
 		opt.FormID, opt.Actions = formID, map[string]bool{}
 		for _, a := range d.Actions {
@@ -309,7 +327,7 @@ func decideOf(p *page.Page, status string) decideView {
 		if strings.TrimSpace(label) == "" {
 			label = a.ActionID
 		}
-		d.Actions = append(d.Actions, actionView{ID: a.ActionID, Label: label, Style: a.Style, Danger: a.Style == "danger"})
+		d.Actions = append(d.Actions, actionView{ID: a.ActionID, Label: label, Style: a.Style, Danger: a.Style == "danger", Confirm: a.Style == "danger" || a.Confirm})
 	}
 	d.FormOnly = len(p.Actions) == 0 && d.HasForm
 	if len(d.Actions) == 0 && !d.FormOnly {

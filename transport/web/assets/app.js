@@ -89,10 +89,27 @@
     }).catch(function () {}).then(function () { delete pending[name]; });
     return pending[name];
   }
+  // The decision changes every part that shows the page's state: the bar, the
+  // form (answers, not defaults), and comments and files, which say why they close.
   function refreshState() {
-    return Promise.all([refresh("head"), refresh("state"), refresh("decide"), refresh("blocks")]).then(function () {
+    return Promise.all([refresh("head"), refresh("state"), refresh("dbar"), refresh("decide"), refresh("blocks"), refresh("comments"), refresh("files")]).then(function () {
       body.setAttribute("data-status", ($(".page-head .status") || {}).className ? body.getAttribute("data-status") : "");
+      followDelivery();
     });
+  }
+  // While the agent's callback is on its way (or being retried), the state part
+  // is read again now and then (bounded: 8 times, at most a minute apart), so the
+  // person sees that the agent was notified without reloading.
+  var deliveryTries = 0, deliveryTimer = 0;
+  function followDelivery() {
+    var d = $("[data-delivery]"), state = d && d.getAttribute("data-delivery");
+    if (state !== "sending" && state !== "retrying") { deliveryTries = 0; return; }
+    if (deliveryTimer || deliveryTries >= 8) return;
+    deliveryTimer = setTimeout(function () {
+      deliveryTimer = 0;
+      deliveryTries++;
+      Promise.all([refresh("state"), refresh("dbar")]).then(followDelivery);
+    }, Math.min(60000, 500 * Math.pow(2, deliveryTries)));
   }
 
   // ---- blocks: appended, inserted, updated, reordered ----
@@ -194,8 +211,10 @@
   }
 
   // ---- the decision ----
-  function confirmDanger(label) {
-    return window.folioConfirm({ title: label + "?", text: "This decision cannot be undone.", yes: "Yes, " + label, danger: true });
+  // confirmAction asks before an action marked data-confirm-action (decide.js names
+  // the action and the page).
+  function confirmAction(button, label) {
+    return window.folioConfirmDecision(label, button.hasAttribute("data-danger"));
   }
   function formValues(form) {
     var values = {};
@@ -219,9 +238,9 @@
     var action = button && button.name === "action" ? button.value : "";
     var label = button ? button.textContent.trim() : "Submit";
     var status = $(".form-status", form);
-    var go = button && button.hasAttribute("data-danger") ? confirmDanger(label) : Promise.resolve(true);
+    var go = button && button.hasAttribute("data-confirm-action") ? confirmAction(button, label) : Promise.resolve(true);
     go.then(function (ok) {
-      if (!ok) return;
+      if (!ok) { if (button && button.focus) button.focus(); return; }
       clearErrors(document);
       status.classList.remove("err");
       status.textContent = "Sending…";
@@ -486,6 +505,7 @@
     document.addEventListener("click", onCommentTool);
     enhance(document);
     listen();
+    followDelivery();
     var problem = $("#problem");
     if (problem) problem.focus();
   }

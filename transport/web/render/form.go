@@ -107,6 +107,7 @@ type formView struct {
 	FormID   string
 	Submit   string // the submit button's label; "" when the form has no button of its own
 	Hint     bool   // interactive, no button of its own: the page's action buttons submit it
+	Answered bool   // the fields show the answers sent with the decision (Options.Answers)
 }
 
 type formFieldView struct {
@@ -208,6 +209,15 @@ func viewForm(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	v := formView{Disabled: !c.Interactive(), FormID: c.FormID()}
 	fields := d.Fields
+	// Once decided, a field shows what was sent: the answer replaces the default, and
+	// a field left unanswered reads empty rather than showing a default nobody sent.
+	var answers map[string]formValue
+	if raw := c.Options().Answers; len(raw) > 0 && json.Unmarshal(raw, &answers) == nil && answers != nil {
+		v.Answered = true
+		for i := range fields {
+			fields[i].DefaultValue = answers[strings.TrimSpace(fields[i].FieldID.String())]
+		}
+	}
 	if len(fields) > MaxItems {
 		v.More = len(fields) - MaxItems
 		fields = fields[:MaxItems]

@@ -189,6 +189,7 @@ type countdownView struct {
 	Remaining string // the time left at Options.Now, in words
 	Expired   bool
 	Message   string // shown once the target has passed
+	Stopped   bool   // the page was decided: Remaining is what was left then, and it does not tick
 }
 
 func viewCountdown(c *Ctx, data json.RawMessage) (any, error) {
@@ -214,6 +215,9 @@ func viewCountdown(c *Ctx, data json.RawMessage) (any, error) {
 	now := c.Options().Now
 	if now.IsZero() {
 		now = time.Now()
+	}
+	if st := c.Options().Stopped; st != nil {
+		now, v.Stopped = *st, true
 	}
 	left := w.T.Unix() - now.Unix() // seconds; Unix avoids Duration's 292-year limit
 	if left <= 0 {

@@ -54,6 +54,13 @@ type Options struct {
 	// MaxBytes is the most bytes of block HTML one render draws (limits.go); 0:
 	// DefaultMaxPageBytes.
 	MaxBytes int
+	// Answers, when set, is the form_data object sent with the page's decision:
+	// form fields show these answers (a field not answered shows empty), never
+	// their defaults.
+	Answers json.RawMessage
+	// Stopped, when set, is when the page stopped taking decisions: countdowns show
+	// the time that was left then and do not tick.
+	Stopped *time.Time
 }
 
 func (o *Options) maxBytes() int {
@@ -108,6 +115,7 @@ func cacheKey(c *Ctx, b blocks.Block) string {
 	}
 	sort.Strings(ids)
 	write(strings.Join(ids, "\x00"))
+	write(string(c.opt.Answers))
 	h.Write(b.Data)
 	return string(h.Sum(nil))
 }

@@ -1,0 +1,116 @@
+// The decision at hand on the review page: the confirmation of a decision (danger
+// actions and those the agent marked confirm), Ctrl/Cmd+Enter to send a comment,
+// and the page's keyboard shortcuts, listed behind "?". No shortcut decides: the
+// ones that touch the decision only move the focus to it. Enter in a field never
+// decides either: without script the decision bar's first element, the form's
+// disabled default button (templates/review.tmpl part-dbar), stops it in text-like
+// fields, and the handler below in every other.
+(function () {
+  "use strict";
+  var body = document.body;
+  if (!body || !body.classList.contains("review")) return;
+  function $(sel) { return document.querySelector(sel); }
+
+  // The version of the page the person is deciding on, when the page says it
+  // (data-page-version, or the decision form's page_version); "" otherwise.
+  function version() {
+    var el = $("[data-page-version]");
+    if (el) return el.getAttribute("data-page-version") || "";
+    var input = $("#decide input[name=page_version], input[name=page_version][form=decide]");
+    return input ? input.value : "";
+  }
+  // folioConfirmDecision asks before an action is sent, naming it and the page (and
+  // the version seen, when known); resolves true to send.
+  window.folioConfirmDecision = function (label, danger) {
+    var title = ($("#page-title") || {}).textContent || document.title;
+    var v = version();
+    return window.folioConfirm({
+      title: label + "?",
+      text: "You are about to send “" + label + "” on “" + title.trim() + "”" + (v ? " (version " + v + ")" : "") + ". This decision cannot be undone.",
+      yes: "Yes, " + label, danger: danger
+    });
+  };
+
+  function typing(el) {
+    if (!el || !el.tagName) return false;
+    var t = el.tagName;
+    return t === "INPUT" || t === "TEXTAREA" || t === "SELECT" || el.isContentEditable;
+  }
+  function jump(sel) {
+    var el = $(sel);
+    if (!el) return;
+    el.scrollIntoView({ block: "start" });
+    if (!el.hasAttribute("tabindex") && !/^(A|BUTTON|INPUT|TEXTAREA|SELECT)$/.test(el.tagName)) el.setAttribute("tabindex", "-1");
+    el.focus({ preventScroll: true });
+  }
+  var shortcuts = [
+    ["d", "Go to the decision", function () { jump($("#decide-h") ? "#decide-h" : "#part-state"); }],
+    ["b", "Go to the decision bar", function () { var b = $(".dbar-actions .bt, .dbar-jump"); if (b) b.focus(); }],
+    ["c", "Write a comment", function () { var t = $("#comment-text"); if (t && !t.closest("[hidden]")) { t.scrollIntoView({ block: "center" }); t.focus(); } }],
+    ["t", "Back to the top", function () { jump("#page-title"); }],
+    ["?", "Show these shortcuts", function () { help(); }]
+  ];
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text) e.textContent = text;
+    return e;
+  }
+  function help() {
+    if ($("dialog.keys")) return;
+    var dlg = el("dialog", "confirm keys");
+    dlg.setAttribute("aria-labelledby", "keys-h");
+    var h = el("h2", "", "Keyboard shortcuts"); h.id = "keys-h";
+    dlg.appendChild(h);
+    var dl = el("dl");
+    shortcuts.forEach(function (s) { var dt = el("dt"); dt.appendChild(el("kbd", "", s[0])); dl.appendChild(dt); dl.appendChild(el("dd", "", s[1])); });
+    var dt = el("dt"); dt.appendChild(el("kbd", "", "Ctrl+Enter")); dl.appendChild(dt);
+    dl.appendChild(el("dd", "", "Send the comment you are writing (⌘+Enter on a Mac)"));
+    dlg.appendChild(dl);
+    dlg.appendChild(el("p", "muted", "No key decides: Enter in a field never sends a decision, and every decision is a button you press."));
+    var row = el("div", "decide-actions"), close = el("button", "bt bt-secondary", "Close");
+    close.type = "button";
+    row.appendChild(close);
+    dlg.appendChild(row);
+    body.appendChild(dlg);
+    var opener = document.activeElement;
+    var done = function () { dlg.close(); dlg.remove(); if (opener && opener.focus) opener.focus(); };
+    close.addEventListener("click", done);
+    dlg.addEventListener("cancel", function (e) { e.preventDefault(); done(); });
+    dlg.showModal();
+    close.focus();
+  }
+
+  function enterInField(e) {
+    var t = e.target;
+    return e.key === "Enter" && t && t.form && t.form.id === "decide" && t.tagName !== "TEXTAREA" && t.tagName !== "BUTTON";
+  }
+  // keypress too: it is what submits, and not every source of key events (input
+  // methods, automation) skips it after a cancelled keydown.
+  document.addEventListener("keypress", function (e) { if (enterInField(e)) e.preventDefault(); });
+  document.addEventListener("keydown", function (e) {
+    var t = e.target;
+    // Enter in a field of the decision form does nothing. The disabled default
+    // button stops it for text-like fields without script, but Chromium sends the
+    // form from a checkbox or a radio button through the first enabled button.
+    if (enterInField(e)) {
+      e.preventDefault();
+      return;
+    }
+    // Ctrl/Cmd+Enter in the comment box sends the comment (never a decision).
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && t && t.id === "comment-text") {
+      e.preventDefault();
+      var form = t.form;
+      if (form && form.requestSubmit) form.requestSubmit(); else if (form) form.dispatchEvent(new Event("submit", { cancelable: true, bubbles: true }));
+      return;
+    }
+    if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || typing(t) || $("dialog[open]")) return;
+    for (var i = 0; i < shortcuts.length; i++) {
+      if (e.key === shortcuts[i][0]) {
+        e.preventDefault();
+        shortcuts[i][2]();
+        return;
+      }
+    }
+  });
+})();
