@@ -14,6 +14,7 @@ type Options struct {
 	Transport    string        // "sse" or "ws"
 	Racers       int           // parallel executions per page (act)
 	Repeat       int           // runs of each scenario; the report gives their medians (default 1)
+	PostgresURL  string        // raw-pg: the database to write to (empty: start a PostgreSQL)
 	// BrokenReceiver makes the callbacks receiver verify with a wrong secret, so its
 	// check must fail (used by the harness's own test).
 	BrokenReceiver bool

@@ -20,6 +20,9 @@ import (
 // disk, and on a synchronous standby's when the server is configured for one.
 type pgEngine struct {
 	pool *pgxpool.Pool
+	// retried, when set, is told of every re-run of a group, with its reason
+	// (retryReason); set before the first commit, never changed.
+	retried func(reason string)
 }
 
 // pgTimeout bounds one transaction: a database that stops answering fails the
@@ -121,6 +124,9 @@ func (e *pgEngine) commit(fns []func(*Tx) error, errs []error) error {
 		if err == nil || !retryable(err) || attempt == pgRetries {
 			return err
 		}
+		if e.retried != nil {
+			e.retried(retryReason(err))
+		}
 		// Racing nodes back off apart, a little longer each time.
 		time.Sleep(rand.N(time.Millisecond << min(attempt, 6)))
 	}
@@ -155,6 +161,17 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) error {
 func retryable(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// retryReason names why a retryable error lost its race: "serialization"
+// (40001: a concurrent update, or a read/write dependency under serializable
+// isolation) or "deadlock" (40P01).
+func retryReason(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "40P01" {
+		return "deadlock"
+	}
+	return "serialization"
 }
 
 // view reads in a repeatable-read, read-only transaction: one committed state,

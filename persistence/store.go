@@ -60,6 +60,10 @@ type Options struct {
 	MaxBatch int
 	// Observe, when set, is told the size and duration of every committed batch.
 	Observe func(batch int, took time.Duration)
+	// Retried, when set, is told of every re-run of a group transaction that lost a
+	// race on a shared store (PostgreSQL), with the reason: "serialization"
+	// (SQLSTATE 40001) or "deadlock" (40P01). bbolt never re-runs a group.
+	Retried func(reason string)
 	// ReadFault, when set, is asked before every View; an error it returns fails
 	// the read as an engine failure would (ErrUnavailable). Tests use it to make
 	// reads fail on demand; it is nil in service.
@@ -93,6 +97,7 @@ func OpenURL(url, dataDir string, opt Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
+		e.retried = opt.Retried
 		return newStore(e, opt), nil
 	}
 	return nil, fmt.Errorf("persistence: unknown store %q: want bolt://DIR or postgres://…", url)

@@ -35,6 +35,7 @@ func runBench(args []string) error {
 	fs.StringVar(&o.Transport, "transport", "sse", "sse or ws (fanout, agent-stream, mixed)")
 	fs.IntVar(&o.Racers, "racers", 8, "parallel executions per page (act)")
 	fs.IntVar(&o.Repeat, "repeat", 1, "runs of each scenario; figures reported are the medians of the runs (each run listed in the JSON)")
+	fs.StringVar(&o.PostgresURL, "pg-url", os.Getenv("FOLIO_BENCH_PG"), "raw-pg: the PostgreSQL database its tables are made in, dropped first if there (env FOLIO_BENCH_PG; default: start PostgreSQL on a temporary directory with persistence/pglocal)")
 	jsonOut := fs.String("json", "", "write the machine-readable report to this file")
 	commit := fs.String("commit", "", "commit id to record in the report")
 	cpuProfile := fs.String("cpuprofile", "", "write the harness's own CPU profile to this file (the clients' cost, not the server's)")

@@ -263,7 +263,7 @@ func Open(cfg Config) (*Node, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := newNodeMetrics(reg)
-	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit, ReadFault: cfg.ReadFault})
+	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit, Retried: m.retried, ReadFault: cfg.ReadFault})
 	if err != nil {
 		return nil, err
 	}
