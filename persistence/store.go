@@ -124,7 +124,9 @@ func newStore(e engine, opt Options) *Store {
 // the same group fails, the group is retried without it, and PostgreSQL may retry a
 // transaction that lost a race), so it must be a pure function of the transaction:
 // no side effects outside it. An error from fn rolls back fn's writes only and is
-// returned as is.
+// returned as is; a group the engine could not commit at all (a store that does not
+// answer, a race lost more often than retried) is ErrUnavailable: nothing was
+// written, and the caller is told to try again (503), never that it failed for good.
 func (s *Store) Update(fn func(*Tx) error) error {
 	req := &commitReq{fn: fn, done: make(chan error, 1)}
 	s.mu.RLock()
@@ -216,8 +218,8 @@ func (s *Store) commitLoop() {
 			s.observe(len(batch), time.Since(start))
 		}
 		for i, r := range batch {
-			if err != nil { // nothing was committed: nobody is acknowledged
-				r.done <- err
+			if err != nil { // nothing was committed: nobody is acknowledged, all may try again
+				r.done <- unavailable{err}
 			} else {
 				r.done <- errs[i]
 			}

@@ -43,3 +43,26 @@ func TestViewTellsAFailedReadFromAnAbsentRecord(t *testing.T) {
 		t.Fatalf("View after Close = %v, want ErrUnavailable and ErrClosed", err)
 	}
 }
+
+// lostEngine commits nothing: a store that does not answer, or a race lost more
+// often than the engine retries it.
+type lostEngine struct{ engine }
+
+func (lostEngine) commit([]func(*Tx) error, []error) error {
+	return errors.New("ERROR: could not serialize access due to concurrent update (SQLSTATE 40001)")
+}
+
+// A write the engine could not commit at all is ErrUnavailable (503, try again),
+// never an unexplained error (500): nothing was written.
+func TestAGroupTheEngineCouldNotCommitIsUnavailable(t *testing.T) {
+	bolt, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(lostEngine{bolt.eng}, Options{})
+	defer bolt.Close()
+	err = s.Update(func(tx *Tx) error { return tx.Put("b", []byte("k"), []byte("v")) })
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a lost commit = %v, want ErrUnavailable", err)
+	}
+}
