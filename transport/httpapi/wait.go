@@ -91,6 +91,11 @@ func (s *Server) waitDecision(w http.ResponseWriter, r *http.Request, ps httprou
 		return err
 	}
 	defer s.pages.Tell(id, &page.Unsubscribe{Sub: wt})
+	if sub.TenantID != who.TenantID {
+		// Another tenant's page (public pages take anyone's subscription): 404 at
+		// once, so a wait tells nothing of when the page is decided.
+		return fault.Missing("page", id)
+	}
 	timedOut := false
 	if sub.Status == page.Active {
 		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(timeout + 10*time.Second))

@@ -165,6 +165,11 @@ func (s *Server) waitParked(w http.ResponseWriter, r *http.Request, id string, w
 		release()
 		return true, err
 	}
+	if sub.TenantID != who.TenantID { // another tenant's page: 404 now, not when it is decided
+		s.pages.Tell(id, &page.Unsubscribe{Sub: p})
+		release()
+		return true, fault.Missing("page", id)
+	}
 	if sub.Status != page.Active { // nothing to wait for: answered at once, as before
 		s.pages.Tell(id, &page.Unsubscribe{Sub: p})
 		defer release()

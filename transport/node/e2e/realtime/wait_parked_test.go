@@ -160,8 +160,7 @@ func TestAParkedWaitAnswersByteForByteAsBefore(t *testing.T) {
 		t.Fatalf("expired: %q", got)
 	}
 
-	// Another tenant's page: refused when the wait ends (as before: the access
-	// check is the read of the outcome).
+	// Another tenant's page: refused at once, parked or not.
 	p, q = pair("/v1/pages/"+open+"/wait?timeout=1s", other)
 	if got := same("another tenant's page", p, q); !strings.HasPrefix(got, "HTTP/1.1 404 ") {
 		t.Fatalf("another tenant's page: %q", got)
