@@ -88,6 +88,9 @@ type reviewView struct {
 	ID          string
 	Status      string // effective status: an active page past its expiry reads expired
 	StatusLabel string
+	// StatusClass colours the status badge: a completed page by its outcome (green
+	// approved, red rejected, neutral for a decision:none action).
+	StatusClass string
 	PageType    string
 	Summary     string
 	Priority    string
@@ -216,6 +219,10 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, Views: p.Stats.ViewCount, Version: p.Version,
 	}
 	v.State = stateOf(p, status)
+	v.StatusClass = status
+	if d := v.State.Decision; d != nil && d.Outcome != page.DecisionApproved {
+		v.StatusClass = status + "-" + d.Outcome
+	}
 	v.State.Notified = s.notifiedOf(p)
 	v.Decide = decideOf(p, status)
 	v.Decide.Me = me

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -98,4 +99,10 @@ func TestVerdictsShowTheirOwnLabels(t *testing.T) {
 	}
 	tb.dark(true)
 	tb.shot("verdict-neutral-1280-dark")
+	// The page's own status badge is not the green of an approval either.
+	tb.do(chromedp.Reload())
+	tb.until("the decided page", `!!document.querySelector(".page-head .status")`)
+	if cls := eval[string](tb, `document.querySelector(".page-head .status").className`); strings.Contains(cls+" ", "st-completed ") {
+		t.Fatalf("the status badge of a neutral outcome is %q, the green of an approval", cls)
+	}
 }
