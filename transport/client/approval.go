@@ -28,6 +28,7 @@ type ApprovalStep struct {
 	DecidedAt    time.Time          `json:"decided_at"`
 	AuthMethod   string             `json:"auth_method"` // how DecidedBy was established: magic_link, oauth, api_key
 	Key          *KeyRef            `json:"key"`         // the API key that recorded it for DecidedBy, if one did
+	Deadline     *Deadline          `json:"deadline"`    // the step's own deadline; nil when it has none
 }
 
 // KeyRef names the API key that recorded a decision for the person it named.

@@ -48,6 +48,11 @@ type Page struct {
 	LastAction *LastAction `json:"last_action"`
 	// ContentHash is sha256:… of the canonical content (GetPage only).
 	ContentHash string `json:"content_hash"`
+	// Deadline is the page's own deadline (nil: none); DueAt the nearest running
+	// due time, its own or an open step's (zero: none); Overdue: DueAt has passed.
+	Deadline *Deadline `json:"deadline"`
+	DueAt    time.Time `json:"due_at"`
+	Overdue  bool      `json:"overdue"`
 }
 
 // LastAction is the page's most recent executed action and what it decided.

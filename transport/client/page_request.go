@@ -24,6 +24,7 @@ type PageRequest struct {
 	// RequireVerified: the chain's steps are decided only by signed-in assignees.
 	RequireVerified bool      `json:"require_verified,omitempty"`
 	ExpiresAt       time.Time `json:"expires_at,omitzero"` // zero: the server's default lifetime
+	DeadlineRequest           // due_at or due_in, remind, on_timeout: the page's own deadline
 }
 
 // PageUpdate is the body of PATCH /v1/pages/:id and the overrides of POST
@@ -43,6 +44,7 @@ type PageUpdate struct {
 	ApprovalChain   *ApprovalChainRequest `json:"approval_chain,omitempty"`
 	RequireVerified *bool                 `json:"require_verified,omitempty"`
 	ExpiresAt       *time.Time            `json:"expires_at,omitempty"`
+	DeadlineRequest                       // any of its fields replaces the page's deadline
 }
 
 // PageExtras are the page fields that may sit beside a template's variables or an
@@ -136,8 +138,9 @@ type ApprovalChainRequest struct {
 
 // ApprovalStepRequest is one step: who may decide it and how many must approve.
 type ApprovalStepRequest struct {
-	StepID       string   `json:"step_id,omitempty"` // default step_<n>
-	Name         string   `json:"name,omitempty"`
-	Assignees    []string `json:"assignees"`
-	MinApprovals int      `json:"min_approvals,omitempty"` // default 1
+	StepID          string   `json:"step_id,omitempty"` // default step_<n>
+	Name            string   `json:"name,omitempty"`
+	Assignees       []string `json:"assignees"`
+	MinApprovals    int      `json:"min_approvals,omitempty"` // default 1
+	DeadlineRequest          // the step's own deadline, from when the step opens
 }
