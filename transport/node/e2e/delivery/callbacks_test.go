@@ -45,7 +45,12 @@ func TestActionCallbackIsSignedAndHasTheSpecFields(t *testing.T) {
 		t.Errorf("timestamp %v: %v", body["timestamp"], err)
 	}
 	data := body["data"].(map[string]any)
-	want := map[string]any{"action_id": "approve", "action_label": "Approve", "decision": "approved", "comment": "LGTM", "form_data": nil}
+	// The decision names the content it was made on: its version and hash.
+	want := map[string]any{"action_id": "approve", "action_label": "Approve", "decision": "approved", "comment": "LGTM", "form_data": nil,
+		"outcome": "approved", "final": true, "page_version": float64(1), "content_hash": data["content_hash"]}
+	if h, _ := data["content_hash"].(string); !strings.HasPrefix(h, "sha256:") || len(h) != len("sha256:")+64 {
+		t.Errorf("data.content_hash = %q, want sha256: and 64 hex digits", h)
+	}
 	if len(data) != len(want) {
 		t.Errorf("data = %v, want exactly the keys of %v", data, want)
 	}
