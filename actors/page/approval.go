@@ -383,26 +383,7 @@ func (c *Chain) decideAs(d StepDecision) ([]int, error) {
 			done = append(done, i)
 		}
 	}
-	rejected, pending := false, 0
-	for _, s := range c.Steps {
-		rejected = rejected || (s.Status == StepCompleted && s.Decision == DecisionRejected)
-		if s.Status == StepPending {
-			pending++
-		}
-	}
-	switch {
-	case rejected:
-		for i := range c.Steps {
-			if c.Steps[i].Status == StepPending {
-				c.Steps[i].Status = StepSkipped
-			}
-		}
-		t := at
-		c.Status, c.CompletedAt = DecisionRejected, &t
-	case pending == 0:
-		t := at
-		c.Status, c.CompletedAt = DecisionApproved, &t
-	}
+	c.settle(at)
 	return done, nil
 }
 
