@@ -184,7 +184,8 @@ func TestEveryEventTypeArrivesOverSSEAndWebSocket(t *testing.T) {
 	for _, m := range got["agent/sse"] {
 		byType[m.Type] = m
 	}
-	if d := byType["blocks.appended"].data(); d["version"] != 2.0 || len(d["newBlocks"].([]any)) != 1 {
+	// The content version: 1 at publishing, 2 after the title's change, 3 after the append.
+	if d := byType["blocks.appended"].data(); d["version"] != 3.0 || len(d["newBlocks"].([]any)) != 1 {
 		t.Errorf("blocks.appended data: %v", d)
 	}
 	if d := byType["action.executed"].data(); d["actionId"] != "approve" || d["actor"] != "alice@example.com" {
