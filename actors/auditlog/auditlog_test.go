@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"folio/persistence"
@@ -308,5 +310,36 @@ func TestVerifierRefusesAFork(t *testing.T) {
 	_, err = VerifyExport(bytes.NewReader(export(t, s, "t1")), l.VerifierKey(), [][]byte{cp.Note, other})
 	if err == nil || !strings.Contains(err.Error(), "forked") {
 		t.Fatalf("a forked pair of checkpoints: %v", err)
+	}
+}
+
+// Nodes starting at once on one data directory make one audit key between them,
+// and every one of them reads it whole.
+func TestNodesStartingAtOnceShareOneAuditKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared", "audit.key")
+	const n = 64
+	keys := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			k, err := LoadOrCreateKey(path, "folio.example", true)
+			keys[i], errs[i] = k.Verifier, err
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || keys[i] != keys[0] {
+			t.Fatalf("node %d: key %q, err %v; want every node on %q", i, keys[i], errs[i], keys[0])
+		}
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file: %v, %v; want mode 0600", st, err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".audit-key-*")); len(left) != 0 {
+		t.Fatalf("files left behind: %v", left)
 	}
 }

@@ -32,8 +32,9 @@ func (k Key) Name() string { return k.Signer.Name() }
 // LoadOrCreateKey reads the signer key at path (the note format
 // `PRIVATE+KEY+name+hash+key`, as note.GenerateKey writes it). When the file does
 // not exist and create is set, it makes a new Ed25519 key named name, writes it
-// with mode 0600 (never over an existing file), and the verifier key beside it in
-// path + ".pub" for the operator to publish.
+// with mode 0600 (never over an existing file: when another process made one at the
+// same moment, that one is read), and the verifier key beside it in path + ".pub"
+// for the operator to publish.
 func LoadOrCreateKey(path, name string, create bool) (Key, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && create {
@@ -44,11 +45,18 @@ func LoadOrCreateKey(path, name string, create bool) (Key, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return Key{}, fmt.Errorf("audit key: %w", err)
 		}
-		f, oerr := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		// Written whole to a file of its own, then linked into place: several nodes
+		// starting at once on one data directory (folio cluster) agree on the one
+		// key that was linked first, and none ever reads half a key.
+		f, oerr := os.CreateTemp(filepath.Dir(path), ".audit-key-*")
 		if oerr != nil {
 			return Key{}, fmt.Errorf("audit key: %w", oerr)
 		}
-		_, werr := f.WriteString(skey + "\n")
+		defer os.Remove(f.Name())
+		werr := f.Chmod(0o600)
+		if werr == nil {
+			_, werr = f.WriteString(skey + "\n")
+		}
 		if werr == nil {
 			werr = f.Sync()
 		}
@@ -57,6 +65,11 @@ func LoadOrCreateKey(path, name string, create bool) (Key, error) {
 		}
 		if werr != nil {
 			return Key{}, fmt.Errorf("audit key: %w", werr)
+		}
+		if err := os.Link(f.Name(), path); errors.Is(err, fs.ErrExist) {
+			return LoadOrCreateKey(path, name, false) // another node made it first
+		} else if err != nil {
+			return Key{}, fmt.Errorf("audit key: %w", err)
 		}
 		if err := os.WriteFile(path+".pub", []byte(vkey+"\n"), 0o644); err != nil {
 			return Key{}, fmt.Errorf("audit key: %w", err)
