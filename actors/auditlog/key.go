@@ -52,7 +52,7 @@ func LoadOrCreateKey(path, name string, create bool) (Key, error) {
 		if oerr != nil {
 			return Key{}, fmt.Errorf("audit key: %w", oerr)
 		}
-		defer os.Remove(f.Name())
+		defer func() { _ = os.Remove(f.Name()) }() // linked or not, the temporary name goes
 		werr := f.Chmod(0o600)
 		if werr == nil {
 			_, werr = f.WriteString(skey + "\n")
