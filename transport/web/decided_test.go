@@ -85,7 +85,8 @@ func TestThePageAfterADecisionTellsTheTruth(t *testing.T) {
 			tb.do(chromedp.Click(chromedp.CSS(`.dbar button[value="approve"]`)))
 			tb.until("the decision, live", `!!document.querySelector(".outcome-approved") && !document.querySelector("#decide")`)
 			tb.until("every part redrawn", `!!document.querySelector(".comments .closed") && !!document.querySelector(".files .closed") &&
-				document.querySelector('[name="form_data.amount"]').disabled && !document.querySelector("[data-countdown]")`)
+				document.querySelector('[name="form_data.amount"]').disabled && !document.querySelector("[data-countdown]") &&
+				/Approved/.test(document.querySelector(".dbar").innerText)`)
 			tb.decidedTruthfully("live " + l.name)
 			tb.until("the agent notified", `!!document.querySelector(".notified-delivered")`)
 			if got := tb.text(".notified"); !strings.Contains(got, "The agent was notified") {
