@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -16,79 +18,131 @@ import (
 // installs it; the test installs it when it is missing).
 const tsSDKVersion = "1.32.2"
 
+// decideAfter is when the person decides, after the agent sent request_approval:
+// three times past the moment the SDK's 60 s request timeout cuts one long call.
+const decideAfter = 3 * time.Minute
+
 // TestTheTypeScriptSDKWithDefaultOptionsGetsADecisionTakenAfterItsTimeout: an
 // agent on the official TypeScript SDK, default options (its request timeout is
-// 60 s), asks over /mcp for an approval; the person decides 3 minutes after the
-// request, three times past the moment one long call would have been cut. The agent gets the
-// decision, without an error: request_approval answered pending within the bound,
-// and wait_for_decision, called again, returned the decision.
+// 60 s), asks over /mcp (streamable HTTP) for an approval; the person decides 3
+// minutes after the request. The agent gets the decision, without an error:
+// request_approval answered pending within the bound (the server's default
+// --mcp-wait), and wait_for_decision, called again, returned the decision.
 func TestTheTypeScriptSDKWithDefaultOptionsGetsADecisionTakenAfterItsTimeout(t *testing.T) {
 	t.Parallel() // three minutes of waiting for the person: beside the package's other waits
-	sdkDir := tsSDK(t)
-	dir, addr := t.TempDir(), freeAddr(t)
-	p := start(t, dir, addr)
-	_, reg, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "ts-agent"})
-	key := reg["apiKey"].(string)
+	p := start(t, t.TempDir(), freeAddr(t))
+	key := registerAgent(t, p, "ts-agent")
+	if err := tsAgentDecidedAfter(tsAgent(t, "http", "MCP_URL="+p.base+"/mcp", "FOLIO_API_KEY="+key), p); err != nil {
+		t.Fatal(err)
+	}
+}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
+// TestTheTypeScriptSDKOverStdioGetsADecisionTakenAfterItsTimeout: the same agent
+// starts `folio mcp` as its subprocess and talks to it over stdio, as a desktop
+// host does, with the default wait per call; the person decides 3 minutes after
+// the request and the agent gets the decision without an error.
+func TestTheTypeScriptSDKOverStdioGetsADecisionTakenAfterItsTimeout(t *testing.T) {
+	t.Parallel()
+	p := start(t, t.TempDir(), freeAddr(t))
+	key := registerAgent(t, p, "ts-stdio-agent")
+	cmd := tsAgent(t, "stdio", "FOLIO_BIN="+folioBinary(t), "FOLIO_TARGET="+p.base, "FOLIO_API_KEY="+key, "FOLIO_MCP_KEY_DIR="+t.TempDir())
+	if err := tsAgentDecidedAfter(cmd, p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// registerAgent registers an agent on p and returns its API key.
+func registerAgent(t *testing.T, p *proc, name string) string {
+	t.Helper()
+	st, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": name})
+	if err != nil || st != 201 {
+		t.Fatalf("register %s: %d %v %v", name, st, reg, err)
+	}
+	return reg["apiKey"].(string)
+}
+
+// tsAgent is the command of testdata/ts_sdk_wait.mjs over transport (http or
+// stdio), with env added to this process's environment; it is ended if the test
+// outlives its bound.
+func tsAgent(t *testing.T, transport string, env ...string) *exec.Cmd {
+	t.Helper()
+	sdkDir := tsSDK(t)
+	ctx, cancel := context.WithTimeout(context.Background(), decideAfter+3*time.Minute)
+	t.Cleanup(cancel)
 	script, _ := filepath.Abs("testdata/ts_sdk_wait.mjs")
 	cmd := exec.CommandContext(ctx, "node", script)
-	cmd.Env = append(os.Environ(), "SDK_DIR="+sdkDir, "MCP_URL="+p.base+"/mcp", "FOLIO_API_KEY="+key)
+	cmd.Env = append(append(os.Environ(), "SDK_DIR="+sdkDir, "TRANSPORT="+transport), env...)
+	return cmd
+}
+
+// tsAgentStep is one line the agent script prints: the step, when (ms since it
+// sent request_approval) and the tool's structured answer.
+type tsAgentStep struct {
+	Step   string         `json:"step"`
+	At     int            `json:"at"`
+	Answer map[string]any `json:"answer"`
+}
+
+// tsAgentDecidedAfter runs the agent; once it reports a pending answer, a person
+// approves through via at decideAfter on the agent's clock. It returns an error
+// unless the agent ended without an error, request_approval answered pending
+// within the SDK's 60 s, and the agent's last answer is that decision, received
+// after it was taken. (It does not call t.Fatal: nginx_test runs it beside other
+// subtests.)
+func tsAgentDecidedAfter(cmd *exec.Cmd, via *proc) error {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	const decideAt = 180_000 // ms after request_approval was sent: 3 minutes
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	type step struct {
-		Step   string         `json:"step"`
-		At     int            `json:"at"`
-		Answer map[string]any `json:"answer"`
-	}
-	var steps []step
+	var steps []tsAgentStep
+	var decideErr error
 	decided := false
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
-		var s step
+		var s tsAgentStep
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatalf("the agent printed %q", sc.Text())
+			decideErr = fmt.Errorf("the agent printed %q", sc.Text())
+			break
 		}
 		steps = append(steps, s)
 		if s.Answer["status"] == "pending" && !decided {
-			// The person decides once the SDK's 60 s would have cut a single call
-			// (on the agent's clock: At is the time since it sent request_approval).
-			id := s.Answer["pageId"].(string)
-			time.Sleep(time.Duration(decideAt-s.At) * time.Millisecond)
-			if st, body, err := p.call("POST", "/v1/pages/"+id+"/actions/approve", "", map[string]any{
+			id, _ := s.Answer["pageId"].(string)
+			time.Sleep(time.Duration(int(decideAfter/time.Millisecond)-s.At) * time.Millisecond)
+			if st, body, err := via.call("POST", "/v1/pages/"+id+"/actions/approve", "", map[string]any{
 				"actor": map[string]any{"identity": "ops@example.com"}, "comment": "Go"}); err != nil || st != 200 {
-				t.Fatalf("the person's decision: %d %v %v", st, body, err)
+				decideErr = fmt.Errorf("the person's decision: %d %v %v", st, body, err)
 			}
 			decided = true
 		}
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("the TypeScript agent failed: %v\n%s\nsteps: %v", err, stderr.String(), steps)
+	if err := cmd.Wait(); err != nil || decideErr != nil {
+		return fmt.Errorf("the TypeScript agent failed: %v %v\n%s\nsteps: %v", decideErr, err, stderr.String(), steps)
 	}
 	if len(steps) < 3 || steps[0].Step != "request_approval" || steps[0].Answer["status"] != "pending" || steps[0].At >= 60_000 {
-		t.Fatalf("request_approval did not answer pending within the SDK's 60 s: %v", steps)
+		return fmt.Errorf("request_approval did not answer pending within the SDK's 60 s: %v", steps)
 	}
 	last := steps[len(steps)-1]
 	if last.Step != "done" || last.Answer["status"] != "completed" || last.Answer["decision"] != "approved" ||
-		last.Answer["decided_by"] != "ops@example.com" || last.At < decideAt {
-		t.Fatalf("the agent's last answer: %+v (steps %v)", last, steps)
+		last.Answer["decided_by"] != "ops@example.com" || last.At < int(decideAfter/time.Millisecond) {
+		return fmt.Errorf("the agent's last answer: %+v (steps %v)", last, steps)
 	}
+	return nil
 }
+
+var tsSDKOnce sync.Mutex
 
 // tsSDK is the directory where @modelcontextprotocol/sdk is installed: under
 // $FOLIO_TS_SDK_DIR (make deps puts it there), else installed with npm into the
 // user's cache.
 func tsSDK(t *testing.T) string {
 	t.Helper()
+	tsSDKOnce.Lock() // parallel tests install it once
+	defer tsSDKOnce.Unlock()
 	dir := os.Getenv("FOLIO_TS_SDK_DIR")
 	if dir == "" {
 		cache, err := os.UserCacheDir()

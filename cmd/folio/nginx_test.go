@@ -83,11 +83,16 @@ func nginxT(t *testing.T, conf string) {
 //     session is provisioned an account), all at once, each publish a page, read it,
 //     ask for an approval and get the decision, their sessions held by different
 //     nodes; the MCP Inspector CLI lists and calls tools through the balancer;
+//   - an agent on the SDK (default options) gets a decision taken 3 minutes after
+//     it asked, each of its calls held 45 s across nginx;
 //   - a session whose node is gone is answered 404 (MCP: start a new session).
 func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
+	t.Parallel() // its agent waits three minutes for a person: beside the package's other waits
 	sdkDir := tsSDK(t)
+	// The nodes hold each MCP call for the default --mcp-wait (45 s), so every
+	// held call crosses nginx as it would in production.
 	c := startCluster(t, 3, []string{"--restart-backoff", "20s"},
-		"--mcp-wait", "2s", "--register-rpm", "1000", "--anon-rpm", "100000", "--signin-links-per-address", "1")
+		"--register-rpm", "1000", "--anon-rpm", "100000", "--signin-links-per-address", "1")
 	lb := &proc{base: c.lb}
 	st, reg, err := lb.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "nginx-test"})
 	if err != nil || st != 201 {
@@ -99,6 +104,10 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 		t.Fatalf("publish through the balancer: %d %v %v", st, m, err)
 	}
 	id := m["pageId"].(string)
+	// An agent on the TypeScript SDK with default options asks through the balancer;
+	// the person decides 3 minutes later, while the subtests below run.
+	agent, agentDone := tsAgent(t, "http", "MCP_URL="+c.lb+"/mcp", "FOLIO_API_KEY="+key), make(chan error, 1)
+	go func() { agentDone <- tsAgentDecidedAfter(agent, lb) }()
 
 	t.Run("a browser's form from the balancer's origin", func(t *testing.T) {
 		req, _ := http.NewRequest("POST", c.lb+"/p/"+id+"/act", strings.NewReader(url.Values{"action": {"approve"}}.Encode()))
@@ -180,7 +189,7 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 	})
 
 	t.Run("20 MCP sessions of the TypeScript SDK", func(t *testing.T) {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second) // request_approval holds 45 s
 		defer cancel()
 		script, _ := filepath.Abs("testdata/ts_sdk_rounds.mjs")
 		cmd := exec.CommandContext(ctx, "node", script)
@@ -240,6 +249,12 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 			if err != nil || !strings.Contains(string(out), "pageId") {
 				t.Fatalf("inspector tools/call through the balancer: %v\n%s", err, out)
 			}
+		}
+	})
+
+	t.Run("a decision 3 minutes after request_approval, through the balancer", func(t *testing.T) {
+		if err := <-agentDone; err != nil {
+			t.Fatal(err)
 		}
 	})
 
