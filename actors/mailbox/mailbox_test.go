@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -306,16 +307,29 @@ func TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants(t *testing.T)
 	w := newWired(t)
 	reg := w.reg
 	const writers, each = 8, 150
+	// The subscribers join while commits are in flight: subscriber i once the
+	// writers have committed (i+1)/8 of the events, and the writers hold their last
+	// quarter until all four have joined, so every join lands mid-stream however the
+	// machine schedules them (a fixed sleep let a loaded machine join before the
+	// first commit).
+	var committed atomic.Int64
+	allJoined := make(chan struct{})
+	joinedAll := sync.OnceFunc(func() { close(allJoined) })
+	defer joinedAll() // a failed join still lets the writers finish
 	var wg sync.WaitGroup
 	for n := 0; n < writers; n++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
+				if i == each*3/4 {
+					<-allJoined
+				}
 				if err := w.commit(ev("tq", fmt.Sprintf("p%d", n), fmt.Sprintf("e%d-%d", n, i), time.Now())); err != nil {
 					t.Error(err)
 					return
 				}
+				committed.Add(1)
 			}
 		}()
 	}
@@ -325,7 +339,9 @@ func TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants(t *testing.T)
 	}
 	var subs []joined
 	for i := 0; i < 4; i++ {
-		time.Sleep(15 * time.Millisecond)
+		for committed.Load() < int64((i+1)*writers*each/8) {
+			time.Sleep(time.Millisecond)
+		}
 		rec := &recorder{}
 		res, err := reg.Ask(context.Background(), "tq", &Subscribe{Sub: rec})
 		if err != nil {
@@ -333,6 +349,7 @@ func TestLateSubscribersMissNothingWhileTheOutletSkipsQuietTenants(t *testing.T)
 		}
 		subs = append(subs, joined{rec, res.(*Subscribed).Snapshot})
 	}
+	joinedAll()
 	if _, err := reg.Ask(context.Background(), "tq", &Unsubscribe{Sub: subs[0].rec}); err != nil {
 		t.Fatal(err)
 	}
