@@ -115,7 +115,7 @@ func (c *Client) call(ctx context.Context, token, method, contentType string, bo
 		Error string `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &ok); err != nil {
-		return res.StatusCode, fmt.Errorf("Slack %s answered something that is not JSON", method)
+		return res.StatusCode, fmt.Errorf("the Slack API method %s answered something that is not JSON", method)
 	}
 	if !ok.OK {
 		return res.StatusCode, &APIError{Method: method, Code: ok.Error, Status: res.StatusCode}
@@ -209,7 +209,7 @@ func (c *Client) Respond(ctx context.Context, responseURL string, msg any) error
 // client is the HTTP client; none when the node's dispatcher did not start.
 func (c *Client) client() (*http.Client, error) {
 	if c.HTTP == nil {
-		return nil, errors.New("Slack is not reachable from this node (its delivery dispatcher did not start)")
+		return nil, errors.New("no HTTP client for Slack on this node (its delivery dispatcher did not start)")
 	}
 	return c.HTTP, nil
 }
