@@ -296,3 +296,53 @@ func TestSlackButtonOfAnOlderVersionDoesNotDecide(t *testing.T) {
 		t.Errorf("a button of version 1 decided version 2: %s, %d executions", st, n)
 	}
 }
+
+// TestSlackClickDecidesOnlyPagesOfTheVerifyingTenantAndNoRequireVerifiedStep: a
+// click verified with one tenant's secret cannot name another tenant's page, and a
+// require_verified step needs the person signed in to Folio, not Slack's word.
+func TestSlackClickDecidesOnlyPagesOfTheVerifyingTenantAndNoRequireVerifiedStep(t *testing.T) {
+	e, fake, key := slackNode(t)
+	fake.AddUser("U0CAROL01", "carol@example.com")
+	id := publish(e, key, map[string]any{
+		"notify":           map[string]any{"channels": []any{map[string]any{"type": "slack", "target": "C0APPROVALS"}}},
+		"approval_chain":   map[string]any{"mode": "sequential", "steps": []any{map[string]any{"name": "Lead", "assignees": []any{"carol@example.com"}}}},
+		"require_verified": true,
+	})["pageId"].(string)
+	msg := fake.Wait(t, "chat.postMessage", 1, 5*time.Second)[0]
+	click(t, e, fake, "U0CAROL01", msg, "Approve", "verified")
+	if txt := ephemeral(t, fake, "verified"); !strings.Contains(txt, "needs you to sign in to Folio") {
+		t.Errorf("the require_verified answer = %q", txt)
+	}
+
+	// Tenant B, with a Slack app of its own, signs a click naming itself and a
+	// public page of A's.
+	open := publish(e, key, nil)["pageId"].(string)
+	keyB, tenantB := e.Register("other")
+	e.Must(200, "PUT", "/v1/integrations/slack", keyB, map[string]any{"bot_token": slackToken, "signing_secret": "secret-of-b"})
+	value, _ := json.Marshal(map[string]any{"t": tenantB, "p": open, "a": "approve", "v": 1})
+	body, h := nodetest.Click("secret-of-b", time.Now(), "U0CAROL01", msg,
+		map[string]any{"action_id": "folio_action_0", "value": string(value)}, fake.ResponseURL("cross"))
+	if r := interact(t, e, body, h); r.Status != 200 {
+		t.Fatalf("tenant B's signed click: %d %s", r.Status, r.Body)
+	}
+	if txt := ephemeral(t, fake, "cross"); !strings.Contains(txt, "no longer exists") {
+		t.Errorf("the cross-tenant answer = %q", txt)
+	}
+	for _, p := range []string{id, open} {
+		if st, n := pageStatus(t, e, key, p); st != "active" || n != 0 || len(fake.Calls("chat.update")) != 0 {
+			t.Errorf("refused clicks changed page %s: %s, %d executions", p, st, n)
+		}
+	}
+
+	// A tenant without a Slack app: the delivery fails at once, saying what to do.
+	keyC, _ := e.Register("unset")
+	idC := publish(e, keyC, map[string]any{"notify": map[string]any{"channels": []any{map[string]any{"type": "slack", "target": "C0APPROVALS"}}}})["pageId"].(string)
+	var d map[string]any
+	eventually(t, 5*time.Second, "the unconfigured slack delivery failed", func() bool {
+		d = deliveryFor(t, e, keyC, idC, "page.published")
+		return d["status"] == "failed"
+	})
+	if at := d["attempts"].([]any); len(at) != 1 || !strings.Contains(at[0].(map[string]any)["error"].(string), "PUT /v1/integrations/slack") {
+		t.Errorf("the unconfigured delivery = %v", d)
+	}
+}
