@@ -39,8 +39,9 @@ type Notify struct {
 }
 
 // Channel is one notification channel: email (target an address), slack (target an
-// incoming-webhook URL, or a channel id posted through the Web API) or webhook (target a URL; signed with secret, or with
-// on_action.hmac_secret when secret is empty).
+// incoming-webhook URL, or a channel id posted through the Web API) or webhook
+// (target a URL; signed with secret, or with on_action.hmac_secret when secret is
+// empty).
 type Channel struct {
 	Type   string `json:"type"`
 	Target string `json:"target"`

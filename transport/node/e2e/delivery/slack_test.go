@@ -194,6 +194,11 @@ func TestSlackForgedReplayedAndUnlistedClicksChangeNothing(t *testing.T) {
 	if r := interact(t, e, body, h); r.Status != 401 || r.ErrDetails(t)["reason"] != "timestamp" {
 		t.Errorf("a replayed click: %d %s, want 401 timestamp", r.Status, r.Body)
 	}
+	// Bounded: a body over --slack-max-body (256 KiB) is not read to its end.
+	big := append([]byte("payload="), bytes.Repeat([]byte("x"), 300<<10)...)
+	if r := interact(t, e, big, h); r.Status != 413 || r.ErrCode(t) != "PAYLOAD_TOO_LARGE" {
+		t.Errorf("a 300 KiB interaction: %d %s, want 413", r.Status, r.Body)
+	}
 	// A member of the workspace the page is not shared with.
 	click(t, e, fake, "U0MALLORY", msg, "Approve", "mallory")
 	if txt := ephemeral(t, fake, "mallory"); !strings.Contains(txt, "mallory@example.net may not decide it") {
