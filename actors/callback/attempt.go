@@ -18,6 +18,7 @@ import (
 	"folio/actors/model/jsonlimit"
 	"folio/actors/model/webhook"
 	"folio/actors/page"
+	"folio/actors/slack"
 	"folio/persistence"
 )
 
@@ -199,6 +200,9 @@ func (d *Dispatcher) send(rec *Delivery, at time.Time) outcome {
 			return outcome{latencyMS: ms(), err: d.describe(ctx, err)}
 		}
 		return outcome{ok: true, latencyMS: ms()}
+	}
+	if rec.Channel == ChannelSlack && slack.IsChannelID(rec.Target) {
+		return d.sendSlackAPI(ctx, rec, ms)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rec.Target, bytes.NewReader(rec.Body))
 	if err != nil {

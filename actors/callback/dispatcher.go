@@ -15,6 +15,7 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/model/webhook"
 	"folio/actors/registry"
+	"folio/actors/slack"
 	"folio/persistence"
 )
 
@@ -45,7 +46,9 @@ type Config struct {
 	// dead endpoint holds at most that many and never delays the others.
 	PerLane int
 	Mailer  Mailer
-	Log     *slog.Logger
+	// Slack posts slack notifications whose target is a channel id (slack.go).
+	Slack *slack.Client
+	Log   *slog.Logger
 	// Grace is how long Stop lets attempts in flight finish before cancelling them
 	// (default 5 s); a cancelled attempt is sent again after the next start.
 	Grace time.Duration
@@ -184,6 +187,9 @@ func Start(system *actor.ActorSystem, cfg Config) (*Dispatcher, error) {
 	}
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.client = newClient(cfg)
+	if cfg.Slack != nil && cfg.Slack.HTTP == nil {
+		cfg.Slack.HTTP = d.client // Slack is reached through the SSRF guard too
+	}
 	rows, err := allDue(cfg.Store)
 	if err != nil {
 		return nil, err

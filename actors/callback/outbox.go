@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"folio/actors/page"
+	"folio/actors/slack"
 	"folio/persistence"
 )
 
@@ -118,6 +119,9 @@ func lane(channel, target string) string {
 	if channel == ChannelEmail {
 		return "smtp"
 	}
+	if channel == ChannelSlack && slack.IsChannelID(target) {
+		return laneSlackAPI
+	}
 	u, err := url.Parse(target)
 	if err != nil {
 		return target
@@ -192,7 +196,12 @@ func (o *Outbox) build(p *page.Page, oa *webhook.OnAction, ev page.Event, pl pla
 	case ChannelWebhook:
 		d.Body, err = webhookBody(ev, notificationOf(p, o.pageURL(p.ID), ev))
 	case ChannelSlack:
-		d.Body, err = slackBody(notificationOf(p, o.pageURL(p.ID), ev))
+		n := notificationOf(p, o.pageURL(p.ID), ev)
+		if slack.IsChannelID(pl.target) { // the Web API, with buttons (slack.go)
+			d.Body, err = slack.PostMessage(pl.target, slack.PostOf(p, n.PageURL, noticeLine(n.Notice)))
+		} else {
+			d.Body, err = slackBody(n)
+		}
 	case ChannelEmail:
 		d.Mail = mailOf(pl.target, notificationOf(p, o.pageURL(p.ID), ev))
 	}

@@ -12,6 +12,7 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/registry"
+	"folio/actors/slack"
 	"folio/actors/tenant"
 	"folio/persistence"
 )
@@ -196,8 +197,8 @@ func optString(s string) *string {
 // displayTarget hides what may be a credential in a target: query strings, and the
 // path of a Slack incoming-webhook URL (which is the webhook's secret).
 func displayTarget(channel, target string) string {
-	if channel == callback.ChannelEmail {
-		return target
+	if channel == callback.ChannelEmail || (channel == callback.ChannelSlack && slack.IsChannelID(target)) {
+		return target // an address, or a Slack channel id: neither is a secret
 	}
 	u, err := url.Parse(target)
 	if err != nil {

@@ -135,6 +135,16 @@ func (c *content) routes() {
 	s.handle("GET", "/v1/pages/:id/associations", s.requireKey(c.listAssociations))
 }
 
+// routes registers the Slack app's routes (MountSlack, slack.go): the tenant's
+// credentials, write-only, and the interactivity endpoint, which takes no key:
+// Slack's request signature is its credential.
+func (h *slackHandlers) routes() {
+	s := h.s
+	s.handle("GET", "/v1/integrations/slack", s.requireKey(h.get))
+	s.handle("PUT", "/v1/integrations/slack", s.requireKey(h.put))
+	s.handle("POST", "/v1/integrations/slack/interactions", h.interaction)
+}
+
 // tenancyRoutes registers the tenancy area's routes (MountTenancy).
 func (s *Server) tenancyRoutes() {
 	// The inbox of pages for people (inbox.go).

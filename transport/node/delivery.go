@@ -2,12 +2,16 @@ package node
 
 import (
 	"log/slog"
+	"net/http"
 	"path/filepath"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"folio/actors/callback"
 	"folio/actors/page"
+	"folio/actors/slack"
+	"folio/persistence"
 	"folio/transport/httpapi"
 )
 
@@ -45,9 +49,11 @@ func (n *Node) deliveryArea(pd *page.Deps) (area, callback.Mailer) {
 		attempts.WithLabelValues(d.Channel, result).Inc()
 		latency.WithLabelValues(d.Channel).Observe(a.LatencyMS / 1000)
 	}
+	sl := slackClient(cfg, n.Store)
 	d, err := callback.Start(n.System, callback.Config{
 		Store: n.Store, Pages: n.Pages, Clock: callback.RealClock(cfg.Now), AllowPrivate: cfg.AllowPrivateCallbacks,
 		Timeout: cfg.CallbackTimeout, Mailer: mailer, Log: cfg.Log.With(slog.String("component", "callback")), Observe: observe,
+		Slack: sl,
 	})
 	if err != nil {
 		// Rows are still written with their events; they are sent after the next start.
@@ -67,7 +73,23 @@ func (n *Node) deliveryArea(pd *page.Deps) (area, callback.Mailer) {
 	}
 	return area{
 		outlets: []page.Outlet{outbox},
-		mount:   func(api *httpapi.Server) { api.MountDelivery(httpapi.DeliveryDeps{Store: n.Store, Dispatcher: d}) },
-		close:   d.Stop,
+		mount: func(api *httpapi.Server) {
+			api.MountDelivery(httpapi.DeliveryDeps{Store: n.Store, Dispatcher: d})
+			api.MountSlack(httpapi.SlackDeps{Store: n.Store, MaxBody: cfg.SlackMaxBody, Interactions: &slack.Service{
+				API: sl, Pages: n.Pages, PageURL: outbox.PageURL, Now: cfg.Now, Log: cfg.Log.With(slog.String("component", "slack"))}})
+		},
+		close: d.Stop,
 	}, mailer
+}
+
+// slackClient is the Slack Web API client of notifications and interactions: with
+// --slack-api-url (a fake Slack in tests) a plain client; otherwise the dispatcher
+// gives it the SSRF-guarded client of every delivery.
+func slackClient(cfg Config, store *persistence.Store) *slack.Client {
+	c := &slack.Client{BaseURL: cfg.SlackAPIURL, Store: store}
+	if cfg.SlackAPIURL != "" {
+		c.HTTP = &http.Client{Timeout: 10 * time.Second,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	return c
 }

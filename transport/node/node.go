@@ -114,6 +114,11 @@ type Config struct {
 	SMTPPassword     string          // --smtp-password
 	CallbackSchedule []time.Duration // default retry delays (tests shorten them); nil: 1m 5m 30m 2h 12h
 	CallbackTimeout  time.Duration   // one attempt (default 30 s)
+	// Slack: the Web API's base URL (--slack-api-url; empty: https://slack.com/api,
+	// reached through the SSRF guard) and the bound of an interaction's body
+	// (--slack-max-body; 0: 256 KiB).
+	SlackAPIURL  string
+	SlackMaxBody int64
 
 	// Sign-in: OAuth providers, lifetimes, abuse limits (signin.go).
 	GitHub          OAuthConfig   // --github-client-id …

@@ -39,13 +39,22 @@ type Notify struct {
 }
 
 // Channel is one notification channel: email (target an address), slack (target an
-// incoming-webhook URL) or webhook (target a URL; signed with secret, or with
-// on_action.hmac_secret when secret is empty).
+// incoming-webhook URL, or a channel id posted through the Web API) or webhook
+// (target a URL; signed with secret, or with on_action.hmac_secret when secret is
+// empty).
 type Channel struct {
 	Type   string `json:"type"`
 	Target string `json:"target"`
 	Secret string `json:"secret,omitempty"`
 }
+
+// slackChannelRe is a Slack conversation id (C… public, G… private, D… direct
+// message) or a user id (U…, W…: the app's direct message with them).
+var slackChannelRe = regexp.MustCompile(`^[CGDUW][A-Z0-9]{6,20}$`)
+
+// IsSlackChannelID tells a slack channel's target posted through the Web API (a
+// channel id) from an incoming-webhook URL.
+func IsSlackChannelID(target string) bool { return slackChannelRe.MatchString(target) }
 
 // Channel types that are delivered; any other type is kept but draws a warning.
 var ChannelTypes = map[string]bool{"email": true, "slack": true, "webhook": true}
@@ -265,6 +274,14 @@ func CheckNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
 			if err != nil || a.Address != c.Target || len(c.Target) > 320 {
 				return nil, fault.Field(at+".target", "email", "%s.target must be a plain e-mail address", at)
 			}
+		case "slack":
+			if slackChannelRe.MatchString(c.Target) {
+				break // a channel id: posted through the Web API with the tenant's bot token
+			}
+			if !strings.HasPrefix(c.Target, "http://") && !strings.HasPrefix(c.Target, "https://") {
+				return nil, fault.Field(at+".target", "slack_target", "%s.target must be a Slack channel id (C…, G…, D…, or a user id U…/W… for a direct message; posted with the bot token set by PUT /v1/integrations/slack) or an incoming-webhook URL (https://hooks.slack.com/…)", at)
+			}
+			fallthrough
 		default:
 			_, warn, err := CheckTarget(c.Target)
 			if err != nil {
