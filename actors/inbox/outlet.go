@@ -19,8 +19,11 @@ func NewOutlet() *Outlet { return &Outlet{} }
 
 var _ page.Outlet = (*Outlet)(nil)
 
-// Stage files the page's new state.
+// Stage files the page's new state, and what it awaits (decide.go).
 func (o *Outlet) Stage(tx *persistence.Tx, p *page.Page, _ []page.Event) error {
+	if err := stageDecisions(tx, p); err != nil {
+		return err
+	}
 	old := loadEntry(tx, EntryID(p.ID))
 	next := fromPage(p, old)
 	if old != nil && same(old, next) {
