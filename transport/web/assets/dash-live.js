@@ -107,7 +107,22 @@
     });
     return out;
   }
+  // count keeps the navigation's "Needs my decision" count with the list's total.
+  function count(box) {
+    var list = $(".needs", box), link = $('.dash-nav a[data-nav="decide"]');
+    if (!list || !link) return;
+    var n = parseInt(list.getAttribute("data-total"), 10) || 0, c = $(".count", link);
+    if (n > 0 && !c) {
+      c = document.createElement("span");
+      c.className = "count";
+      link.appendChild(document.createTextNode(" "));
+      link.appendChild(c);
+    }
+    if (!c) return;
+    if (n > 0) { c.textContent = String(n); c.setAttribute("aria-label", n + (n === 1 ? " page needs" : " pages need") + " your decision"); } else c.remove();
+  }
   function news(box) {
+    count(box);
     var now = rowsOf(box), was = seen || now;
     seen = now;
     if (!allowed()) return;
