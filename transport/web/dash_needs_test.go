@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,3 +135,99 @@ func TestNotificationsWaitForAClick(t *testing.T) {
 		t.Errorf("%d notifications without the person asking", n)
 	}
 }
+
+// TestThePagesListMarksOverdueAndFailedDeliveriesFiltersAndFollowsLive: a page
+// past its due time whose page.overdue callback failed is marked overdue on the
+// pages list, the inbox and its own screen, with "1 failed delivery" on its row and
+// its screen and 1 beside Deliveries in the navigation; the delivery log names it
+// by its title. The decision filters keep waiting, overdue, decided and rejected
+// pages; a page published while the list is open arrives without a reload, the
+// rows that did not change staying the same elements. At 1280 and 390 px, light
+// and dark, axe finds nothing serious.
+func TestThePagesListMarksOverdueAndFailedDeliveriesFiltersAndFollowsLive(t *testing.T) {
+	rv := newFlaky(t, 500)
+	o := newOwner(t, allowPrivate)
+	late := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Late invoice", "due_in": 1,
+		"on_action": map[string]any{"default_url": rv.srv.URL, "events": []any{"page.overdue"}, "retry": map[string]any{"max_attempts": 1}}}))
+	waiting := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Waiting change", "due_in": 3600}))
+	approved := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Approved change"}))
+	rejected := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Rejected change"}))
+	o.e.Must(200, "POST", "/v1/pages/"+approved+"/actions/approve", o.key, map[string]any{"actor": map[string]any{"identity": "ops@example.com"}})
+	o.e.Must(200, "POST", "/v1/pages/"+rejected+"/actions/reject", o.key, map[string]any{"actor": map[string]any{"identity": "ops@example.com"}})
+	deliveryOf(t, o.e, o.key, late, "page.overdue", "failed", 1)
+
+	tb := o.tb
+	row := func(id string) string { return `document.getElementById("pr-` + id + `")` }
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/pages"))
+	tb.until("the list", `document.querySelectorAll(".dp-row").length === 4`)
+	if got := tb.text("#pr-" + late); !containsAll(got, "Overdue", "1 failed delivery", "Due", "Expires") {
+		t.Errorf("the late page's row reads %q", got)
+	}
+	if got := tb.text("#pr-" + waiting); !containsAll(got, "Due", "Expires") || strings.Contains(got, "Overdue") {
+		t.Errorf("the waiting page's row reads %q", got)
+	}
+	if got := tb.text(`.dash-nav a[data-nav="deliveries"] .count`); got != "1" {
+		t.Errorf("the navigation's failed-deliveries count reads %q, want 1", got)
+	}
+	for filter, want := range map[string][]string{"waiting": {late, waiting}, "overdue": {late}, "decided": {approved, rejected}, "rejected": {rejected}} {
+		tb.do(chromedp.Navigate(o.e.Srv.URL + "/pages?triage=" + filter))
+		tb.until(filter+" pages", `document.querySelectorAll(".dp-row").length === `+itoa(len(want))+` && !!document.querySelector('.chips a[aria-current=page][href*="triage=`+filter+`"]') && document.querySelector("#live").innerText === "Live"`)
+		for _, id := range want {
+			if !eval[bool](tb, `!!`+row(id)) {
+				t.Errorf("filter %s does not list %s", filter, id)
+			}
+		}
+	}
+
+	// Live: the list follows the workspace's stream.
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/pages"))
+	tb.until("the list, live", `document.querySelectorAll(".dp-row").length === 4 && document.querySelector("#live").innerText === "Live"`)
+	tb.eval0(row(waiting) + `.__same = true`)
+	fresh := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Arrived live"}))
+
+	tb.until("the new page, drawn", `!!`+row(fresh)+` && document.querySelectorAll(".dp-row").length === 5`)
+	if !eval[bool](tb, row(waiting)+`.__same === true`) {
+		t.Error("the redraw replaced a row that did not change")
+	}
+	tb.width(1280)
+	tb.themes("the pages list at 1280 px", "dash-pages-triage")
+	tb.width(390)
+	tb.noSideways("the pages list at 390 px")
+	tb.noSeriousViolations("the pages list at 390 px")
+	tb.settle()
+	tb.shot("dash-pages-triage-390")
+
+	// The page's own screen and the delivery log.
+	tb.width(1280)
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/pages/" + late))
+	tb.until("the page", `!!document.querySelector("#dp-failed")`)
+	if got := tb.text("#dp-failed"); got != "1 failed delivery" {
+		t.Errorf("the page's failed deliveries read %q", got)
+	}
+	if !eval[bool](tb, `!!document.querySelector("#dp-overdue")`) {
+		t.Error("the page's screen does not say it is overdue")
+	}
+	tb.themes("the overdue page", "dash-page-overdue")
+	tb.do(chromedp.Click(chromedp.CSS(`#dp-failed a`)))
+	tb.until("its failed deliveries", `location.search.indexOf("state=failed") >= 0 && document.querySelectorAll(".entries .entry").length === 1`)
+	if got := tb.text(".entries .entry"); !containsAll(got, "page.overdue", "Late invoice") {
+		t.Errorf("the delivery log's row reads %q, want the page's title", got)
+	}
+	if got := tb.text(".page-filter"); !strings.Contains(got, "Late invoice") {
+		t.Errorf("the log's page filter reads %q", got)
+	}
+
+	// The inbox marks it too.
+	tb.do(chromedp.Navigate(o.e.Srv.URL + "/"))
+	tb.until("the inbox", `document.querySelectorAll(".entry").length === 5`)
+	if got := tb.text("#e-" + strings.Replace(late, "pg_", "inb_", 1)); !containsAll(got, "Overdue", "Due", "Expires") {
+		t.Errorf("the inbox's entry reads %q", got)
+	}
+	tb.width(390)
+	tb.noSideways("the inbox at 390 px")
+	tb.noSeriousViolations("the inbox at 390 px")
+	tb.settle()
+	tb.shot("dash-inbox-triage-390")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

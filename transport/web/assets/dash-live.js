@@ -54,9 +54,15 @@
         .catch(function () { /* the next event or a reload redraws it */ })
         .then(function () { busy = null; if (again) { again = false; redraw(); } });
     }
-    var live = $("#live"), open = 0;
-    streams.forEach(function (src) {
+    var live = $("#live"), open = 0, sources = [];
+    // A page left for another keeps its streams' connections while the browser
+    // holds it for Back (the back/forward cache), and a browser opens six to one
+    // origin: close them when the page is hidden, open them again when it shows.
+    window.addEventListener("pagehide", function () { sources.forEach(function (es) { es.close(); }); sources = []; open = 0; });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) connect(); });
+    function connect() { streams.forEach(function (src) {
       var es = new EventSource(src), up = false;
+      sources.push(es);
       es.onopen = function () {
         if (!up) { up = true; open++; }
         if (live && open === streams.length) { live.hidden = false; live.classList.remove("off"); live.textContent = "Live"; }
@@ -67,7 +73,8 @@
         if (live) { live.classList.add("off"); live.textContent = "Reconnecting…"; }
       };
       es.onmessage = function () { clearTimeout(timer); timer = setTimeout(redraw, 150); };
-    });
+    }); }
+    connect();
   }
 
   // Notifications: on only when the browser granted them and the person asked here.
