@@ -22,10 +22,57 @@ func tenantKey(tenantID string, created uint64, id string) []byte {
 // costs less than rewriting the page of the tree that holds it.
 func indexTenant(tx *persistence.Tx, d *Delivery, created bool) error {
 	k := tenantKey(d.TenantID, persistence.Nanos(d.CreatedAt), d.ID)
-	if !created && string(tx.Get(bucketByTenant, k)) == d.Status {
+	was := tx.Get(bucketByTenant, k)
+	if !created && string(was) == d.Status {
 		return nil
 	}
+	if was != nil {
+		if err := countFailed(tx, d, string(was), -1); err != nil {
+			return err
+		}
+	}
+	if err := countFailed(tx, d, d.Status, 1); err != nil {
+		return err
+	}
 	return tx.Put(bucketByTenant, k, []byte(d.Status))
+}
+
+// bucketFailedCounts counts the failed deliveries of the tenant index, by tenant
+// (tenantId) and by page ("page" 0x00 pageId), kept in the transaction that moves a
+// delivery into or out of failed (a retry that succeeds takes it out), so the
+// dashboard reads one key where it would otherwise walk the log.
+const bucketFailedCounts = "failed_deliveries"
+
+func countFailed(tx *persistence.Tx, d *Delivery, status string, delta int64) error {
+	if status != StatusFailed {
+		return nil
+	}
+	for _, k := range [][]byte{[]byte(d.TenantID), append([]byte("page\x00"), d.PageID...)} {
+		n := int64(persistence.ReadU64(tx.Get(bucketFailedCounts, k))) + delta
+		var err error
+		if n <= 0 {
+			err = tx.Delete(bucketFailedCounts, k)
+		} else {
+			err = tx.Put(bucketFailedCounts, k, persistence.U64(uint64(n)))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FailedCounts reads how many deliveries of the tenant, and of pageID among them
+// ("" for none), have failed (gave up or were stopped and not retried since).
+func FailedCounts(store *persistence.Store, tenantID, pageID string) (tenant, page int, err error) {
+	err = store.View(func(tx *persistence.Tx) error {
+		tenant = int(persistence.ReadU64(tx.Get(bucketFailedCounts, []byte(tenantID))))
+		if pageID != "" {
+			page = int(persistence.ReadU64(tx.Get(bucketFailedCounts, append([]byte("page\x00"), pageID...))))
+		}
+		return nil
+	})
+	return tenant, page, err
 }
 
 // ListTenant lists a tenant's deliveries, newest first; status (one of the Status

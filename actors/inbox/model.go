@@ -62,6 +62,14 @@ type Entry struct {
 	ExpiresAt   *time.Time `json:"expires_at,omitempty"`
 	PublishedAt *time.Time `json:"published_at,omitempty"`
 	CompletedAt *time.Time `json:"completed_at,omitempty"`
+	// DueAt is the page's nearest running deadline (page.DueAt) as of its last
+	// commit: nil once the page is no longer active.
+	DueAt *time.Time `json:"due_at,omitempty"`
+}
+
+// Overdue tells whether the page is active and past its due time at now.
+func (e *Entry) Overdue(now time.Time) bool {
+	return e.EffectivePageStatus(now) == "active" && e.DueAt != nil && !now.Before(*e.DueAt)
 }
 
 // neutral tells whether a completed page's decision was neither approval nor

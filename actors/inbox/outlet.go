@@ -19,8 +19,11 @@ func NewOutlet() *Outlet { return &Outlet{} }
 
 var _ page.Outlet = (*Outlet)(nil)
 
-// Stage files the page's new state.
+// Stage files the page's new state, and what it awaits (decide.go).
 func (o *Outlet) Stage(tx *persistence.Tx, p *page.Page, _ []page.Event) error {
+	if err := stageDecisions(tx, p); err != nil {
+		return err
+	}
 	old := loadEntry(tx, EntryID(p.ID))
 	next := fromPage(p, old)
 	if old != nil && same(old, next) {
@@ -46,7 +49,7 @@ func (o *Outlet) Committed(*page.Page, []page.Event) {}
 func fromPage(p *page.Page, old *Entry) *Entry {
 	e := &Entry{V: schemaV1, ID: EntryID(p.ID), TenantID: p.TenantID, PageID: p.ID, Title: p.Title,
 		PageType: p.PageType, Priority: p.Priority, Status: Unread, PageStatus: p.Status, Decision: p.Decision, Livemode: p.Livemode,
-		CreatedAt: p.CreatedAt.UTC(), ExpiresAt: utc(p.ExpiresAt), PublishedAt: utc(p.PublishedAt), CompletedAt: utc(p.CompletedAt)}
+		CreatedAt: p.CreatedAt.UTC(), ExpiresAt: utc(p.ExpiresAt), PublishedAt: utc(p.PublishedAt), CompletedAt: utc(p.CompletedAt), DueAt: utc(p.DueAt())}
 	if x := p.LastExecution(); x != nil {
 		e.ActionID, e.ActionLabel, e.Outcome = x.ActionID, x.ActionLabel, x.OutcomeOf()
 		if e.ActionLabel == "" {
@@ -66,7 +69,7 @@ func same(a, b *Entry) bool {
 		a.Status == b.Status && a.Starred == b.Starred && a.PageStatus == b.PageStatus && a.Decision == b.Decision &&
 		a.ActionID == b.ActionID && a.ActionLabel == b.ActionLabel && a.Outcome == b.Outcome &&
 		a.Livemode == b.Livemode && a.TenantID == b.TenantID && a.CreatedAt.Equal(b.CreatedAt) &&
-		sameTime(a.ExpiresAt, b.ExpiresAt) && sameTime(a.PublishedAt, b.PublishedAt) && sameTime(a.CompletedAt, b.CompletedAt)
+		sameTime(a.ExpiresAt, b.ExpiresAt) && sameTime(a.PublishedAt, b.PublishedAt) && sameTime(a.CompletedAt, b.CompletedAt) && sameTime(a.DueAt, b.DueAt)
 }
 
 func sameTime(a, b *time.Time) bool {

@@ -11,8 +11,39 @@ import (
 type Filter struct {
 	Status   string
 	PageType string
-	Limit    int
-	Offset   int
+	// Triage keeps the pages in one state of the owner's triage (Triage*, the
+	// dashboard's filters; "" keeps all).
+	Triage string
+	Limit  int
+	Offset int
+}
+
+// The triage states a list can be filtered by (docs/behaviour.md, "triage"):
+// waiting, active and awaiting a decision (overdue ones too); overdue, active past
+// a running due time; decided, completed by any action; rejected, completed with
+// the decision rejected.
+const (
+	TriageWaiting  = "waiting"
+	TriageOverdue  = "overdue"
+	TriageDecided  = "decided"
+	TriageRejected = "rejected"
+)
+
+// InTriage tells whether p (its effective status already applied) is in the
+// triage state t at now.
+func InTriage(p *Page, t string, now time.Time) bool {
+	switch t {
+	case TriageWaiting:
+		w := p.AwaitingDecision()
+		return p.Status == Active && (w.Anyone || len(w.Assignees) > 0)
+	case TriageOverdue:
+		return p.Status == Active && p.Overdue(now)
+	case TriageDecided:
+		return p.Status == Completed
+	case TriageRejected:
+		return p.Status == Completed && p.Decision == DecisionRejected
+	}
+	return true
 }
 
 // List reads a tenant's pages newest first straight from the committed state (the
@@ -24,7 +55,7 @@ func List(store *persistence.Store, tenantID string, f Filter, now time.Time) ([
 	err := store.View(func(tx *persistence.Tx) error {
 		prefix := append([]byte(tenantID), 0)
 		var derr error
-		filtered := f.Status != "" || f.PageType != ""
+		filtered := f.Status != "" || f.PageType != "" || f.Triage != ""
 		tx.Scan(bucketTenantPages, prefix, true, func(k, _ []byte) bool {
 			id := k[len(prefix)+9:]
 			if !filtered && (total < f.Offset || len(out) >= f.Limit) {
@@ -44,7 +75,7 @@ func List(store *persistence.Store, tenantID string, f Filter, now time.Time) ([
 				return false
 			}
 			p.Status = EffectiveStatus(p, now)
-			if (f.Status != "" && p.Status != f.Status) || (f.PageType != "" && p.PageType != f.PageType) {
+			if (f.Status != "" && p.Status != f.Status) || (f.PageType != "" && p.PageType != f.PageType) || !InTriage(p, f.Triage, now) {
 				return true
 			}
 			total++

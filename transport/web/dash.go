@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"folio/actors/callback"
 	"folio/actors/inbox"
 	"folio/actors/registry"
 	"folio/actors/tenant"
@@ -90,12 +91,19 @@ type dashShell struct {
 	Workspaces []workspaceLink
 	Nav        []navLink
 	Unread     int
+	Decide     int    // pages waiting on the person, across their workspaces
+	Failed     int    // the workspace's failed deliveries
 	Events     string // the workspace's event stream (the page script follows it)
 }
 
+// navLink is a section in the navigation; Count (0: none) is drawn beside its
+// label, CountLabel saying what it counts, Alert when it asks for attention.
 type navLink struct {
-	Label, Href string
-	Current     bool
+	ID, Label, Href string
+	Current         bool
+	Count           int
+	CountLabel      string
+	Alert           bool
 }
 
 type workspaceLink struct {
@@ -104,6 +112,7 @@ type workspaceLink struct {
 }
 
 var sections = []struct{ id, label, path string }{
+	{"decide", "Needs my decision", "/decide"},
 	{"inbox", "Inbox", "/"},
 	{"pages", "Pages", "/pages"},
 	{"keys", "API keys", "/keys"},
@@ -121,10 +130,24 @@ func (s *Site) dashShell(d *desk, section, title string) dashShell {
 	if unread > 0 {
 		title = "(" + strconv.Itoa(unread) + ") " + title
 	}
-	sh := dashShell{Shell: s.shell(title), Section: section, Workspace: d.ws, Unread: unread, Events: d.link("/events", nil)}
+	sh := dashShell{Shell: s.shell(title), Section: section, Workspace: d.ws, Unread: unread, Events: d.link("/events", nil),
+		Decide: s.needsCount(d)}
+	if n, _, err := callback.FailedCounts(s.c.Store, d.ws.ID, ""); err == nil {
+		sh.Failed = n
+	}
 	sh.Me = d.me
 	for _, sec := range sections {
-		sh.Nav = append(sh.Nav, navLink{Label: sec.label, Href: d.link(sec.path, nil), Current: sec.id == section})
+		l := navLink{ID: sec.id, Label: sec.label, Href: d.link(sec.path, nil), Current: sec.id == section}
+		switch sec.id {
+		case "decide":
+			l.Href = "/decide" // across workspaces: no ?w=
+			l.Count, l.CountLabel = sh.Decide, plural(sh.Decide, "page needs", "pages need")+" your decision"
+		case "inbox":
+			l.Count, l.CountLabel = unread, strconv.Itoa(unread)+" unread"
+		case "deliveries":
+			l.Count, l.CountLabel, l.Alert = sh.Failed, plural(sh.Failed, "failed delivery", "failed deliveries"), true
+		}
+		sh.Nav = append(sh.Nav, l)
 	}
 	if len(d.all) > 1 {
 		for i, t := range d.all {

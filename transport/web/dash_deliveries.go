@@ -14,6 +14,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/callback"
+	"folio/actors/inbox"
 	"folio/actors/model/fault"
 	"folio/transport/httpapi"
 	"folio/transport/status"
@@ -96,6 +97,7 @@ func (f deliveryFilter) query(offset int) url.Values {
 type deliveriesView struct {
 	dashShell
 	State, PageID string
+	PageTitle     string // the filtered page's title
 	StateLinks    []filterLink
 	AllPages      string // the same state without the page filter
 	Rows          []deliveryRow
@@ -107,7 +109,7 @@ type deliveriesView struct {
 
 type deliveryRow struct {
 	ID, Href, Event, Channel, Target, Status string
-	PageID, PageHref                         string
+	PageID, PageHref, PageTitle              string
 	Attempts                                 string // attemptsLabel
 	NextAttemptAt                            *time.Time
 	Waiting                                  bool
@@ -145,10 +147,14 @@ func (s *Site) deliveriesScreen(w http.ResponseWriter, r *http.Request, _ httpro
 		g.PageID = ""
 		v.AllPages = d.link("/deliveries", g.query(0))
 	}
+	titles := s.pageTitles(d.ws.ID)
+	if f.PageID != "" {
+		v.PageTitle = titles(f.PageID)
+	}
 	for _, dl := range rows {
 		v.Rows = append(v.Rows, deliveryRow{ID: dl.ID, Href: d.link("/deliveries/"+url.PathEscape(dl.ID), nil), Event: dl.Event,
 			Channel: dl.Channel, Target: httpapi.DisplayTarget(dl.Channel, dl.Target), Status: dl.Status,
-			PageID: dl.PageID, PageHref: d.link("/deliveries", deliveryFilter{State: f.State, PageID: dl.PageID}.query(0)),
+			PageID: dl.PageID, PageTitle: titles(dl.PageID), PageHref: d.link("/deliveries", deliveryFilter{State: f.State, PageID: dl.PageID}.query(0)),
 			Attempts: attemptsLabel(dl), NextAttemptAt: dl.NextAttemptAt, Waiting: dl.Waiting(),
 			CreatedAt: dl.CreatedAt})
 	}
@@ -164,11 +170,29 @@ func (s *Site) deliveriesScreen(w http.ResponseWriter, r *http.Request, _ httpro
 	s.render(w, r, http.StatusOK, "deliveries", v)
 }
 
+// pageTitles reads the titles of the tenant's pages from their inbox entries,
+// each once per request (a screen names at most its rows' pages); a page whose
+// entry is missing is named by its id.
+func (s *Site) pageTitles(tenantID string) func(pageID string) string {
+	seen := map[string]string{}
+	return func(pageID string) string {
+		if t, ok := seen[pageID]; ok {
+			return t
+		}
+		t := pageID
+		if e, err := inbox.Get(s.c.Store, tenantID, inbox.EntryID(pageID)); err == nil && e != nil && e.Title != "" {
+			t = e.Title
+		}
+		seen[pageID] = t
+		return t
+	}
+}
+
 // deliveryView is one delivery.
 type deliveryView struct {
 	dashShell
 	ID, Event, EventID, Channel, Target, Status, Note string
-	PageID, PageHref, PageLog, Back                   string
+	PageID, PageTitle, PageHref, PageLog, Back        string
 	AttemptsLabel                                     string
 	NextAttemptAt, CompletedAt                        *time.Time
 	CreatedAt                                         time.Time
@@ -243,7 +267,7 @@ func (s *Site) deliveryOf(d *desk, dl *callback.Delivery, attempt string) delive
 	self := "/deliveries/" + url.PathEscape(dl.ID)
 	v := deliveryView{dashShell: s.dashShell(d, "deliveries", dl.Event+" delivery"), ID: dl.ID, Event: dl.Event, EventID: dl.EventID,
 		Channel: dl.Channel, Target: httpapi.DisplayTarget(dl.Channel, dl.Target), Status: dl.Status, Note: dl.Note,
-		PageID: dl.PageID, PageHref: "/p/" + url.PathEscape(dl.PageID), PageLog: d.link("/deliveries", url.Values{"page": {dl.PageID}}),
+		PageID: dl.PageID, PageTitle: s.pageTitles(d.ws.ID)(dl.PageID), PageHref: "/p/" + url.PathEscape(dl.PageID), PageLog: d.link("/deliveries", url.Values{"page": {dl.PageID}}),
 		Back: d.link("/deliveries", nil), AttemptsLabel: attemptsLabel(dl), NextAttemptAt: dl.NextAttemptAt,
 		CompletedAt: dl.CompletedAt, CreatedAt: dl.CreatedAt, Reply: dl.Reply, Mail: dl.Mail, CSRF: d.me.CSRF}
 	if dl.Waiting() {

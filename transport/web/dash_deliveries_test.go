@@ -120,8 +120,11 @@ func TestDashDeliveriesAFailingReceiverShowsItsAttemptsAndAManualRetrySucceeds(t
 	row := `document.querySelector("#d-` + id + `")`
 	tb.do(chromedp.Navigate(o.e.Srv.URL + "/deliveries"))
 	tb.until("the failed delivery in the log", `!!`+row)
-	if got := eval[string](tb, row+`.innerText`); !containsAll(got, "action.executed", "failed", "callback", rv.srv.URL+"/hooks/folio", "1 of 1 attempt", page) {
-		t.Errorf("the log's row reads %q", got)
+	if got := eval[string](tb, row+`.innerText`); !containsAll(got, "action.executed", "failed", "callback", rv.srv.URL+"/hooks/folio", "1 of 1 attempt", "Deploy v2.4.1 to production?") {
+		t.Errorf("the log's row reads %q, want the page named by its title", got)
+	}
+	if got := tb.text(`.dash-nav a[data-nav="deliveries"] .count`); got != "1" {
+		t.Errorf("the navigation's failed-deliveries count reads %q, want 1", got)
 	}
 	if strings.Contains(eval[string](tb, `document.body.innerText`), "receiver-query-secret") {
 		t.Error("the target's query string shows")

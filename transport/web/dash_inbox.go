@@ -57,6 +57,9 @@ type inboxItem struct {
 	// decided (approved, rejected, none), shown when it did not end the page or
 	// decided nothing (a neutral completion has no Decision).
 	Action, Outcome string
+	// DueAt and ExpiresAt while the page is active; Overdue once DueAt passed.
+	DueAt, ExpiresAt *time.Time
+	Overdue          bool
 }
 
 var inboxStatuses = []struct{ value, label string }{{"", "All"}, {inbox.Unread, "Unread"}, {inbox.Read, "Read"}, {inbox.Archived, "Archived"}}
@@ -155,6 +158,9 @@ func (s *Site) inboxList(d *desk, f inbox.Filter) (inboxList, error) {
 	for _, e := range entries {
 		it := inboxItem{ID: e.ID, PageID: e.PageID, Title: e.Title, PageType: e.PageType, Priority: e.Priority,
 			Status: e.Status, PageStatus: e.EffectivePageStatus(now), Decision: e.Decision, Starred: e.Starred, CreatedAt: e.CreatedAt}
+		if it.PageStatus == page.Active {
+			it.DueAt, it.ExpiresAt, it.Overdue = e.DueAt, e.ExpiresAt, e.Overdue(now)
+		}
 		if e.Outcome == page.OutcomeNone || (e.Outcome != "" && e.PageStatus == page.Active) {
 			it.Action, it.Outcome = e.ActionLabel, e.Outcome
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"folio/actors/callback"
 	"folio/actors/model/audit"
 	"folio/actors/model/fault"
 	"folio/actors/page"
@@ -27,6 +28,7 @@ import (
 // mountPages registers the dashboard's pages screen.
 func (s *Site) mountPages(r Router) {
 	r.Handle("GET", "/pages", s.pagesScreen)
+	r.Handle("GET", "/pages-list", s.pagesListPart)
 	r.Handle("GET", "/pages/:id", s.pageScreen)
 	r.Handle("POST", "/pages/:id/revoke", func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
 		s.pageChange(w, r, ps.ByName("id"), pageOps["revoke"])
@@ -47,21 +49,40 @@ var pageStatuses = []struct{ value, label string }{{"", "All"}, {page.Draft, "Dr
 // share), one screen of pages, and paging.
 type pagesView struct {
 	dashShell
-	Status, PageType string
-	StatusLinks      []filterLink
-	Rows             []pageRow
-	Total            int
-	First, Last      int // 1-based positions shown
-	Newer, Older     string
-	Filtered         bool
+	Status, PageType, Triage string
+	StatusLinks              []filterLink
+	TriageLinks              []filterLink
+	List                     pagesList
+}
+
+// pagesList is the part of the list the page script redraws when the workspace's
+// stream says something changed (GET /pages-list with the same query).
+type pagesList struct {
+	Rows         []pageRow
+	Total        int
+	First, Last  int // 1-based positions shown
+	Newer, Older string
+	Filtered     bool
+	Self         string
 }
 
 type pageRow struct {
-	Href, Title, PageType, Status, Decision string
-	Test                                    bool // published with a test key
-	CreatedAt                               time.Time
-	Views                                   int
+	ID, Href, Title, PageType, Status, Decision string
+	Test                                        bool // published with a test key
+	CreatedAt                                   time.Time
+	Views                                       int
+	// DueAt is the nearest running deadline, Overdue once it passed; ExpiresAt
+	// while the page is active. Failed counts its failed deliveries (FailedHref
+	// lists them).
+	DueAt, ExpiresAt *time.Time
+	Overdue          bool
+	Failed           int
+	FailedHref       string
 }
+
+// pageTriages are the list's decision filters (page.InTriage).
+var pageTriages = []struct{ value, label string }{{"", "Any decision"}, {page.TriageWaiting, "Waiting"},
+	{page.TriageOverdue, "Overdue"}, {page.TriageDecided, "Decided"}, {page.TriageRejected, "Rejected"}}
 
 // pagesFilter reads the filters and the offset from the query; a value the API
 // would refuse is dropped (the screen shows everything rather than an error).
@@ -74,6 +95,11 @@ func pagesFilter(q url.Values) page.Filter {
 	}
 	if t := q.Get("page_type"); len(t) <= 64 {
 		f.PageType = t
+	}
+	for _, tr := range pageTriages {
+		if q.Get("triage") == tr.value {
+			f.Triage = tr.value
+		}
 	}
 	if n, err := strconv.Atoi(q.Get("offset")); err == nil && n > 0 && n < 1_000_000_000 {
 		f.Offset = n
@@ -90,6 +116,9 @@ func pagesQuery(f page.Filter, offset int) url.Values {
 	if f.PageType != "" {
 		q.Set("page_type", f.PageType)
 	}
+	if f.Triage != "" {
+		q.Set("triage", f.Triage)
+	}
 	if offset > 0 {
 		q.Set("offset", strconv.Itoa(offset))
 	}
@@ -103,21 +132,58 @@ func (s *Site) pagesScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 		return
 	}
 	f := pagesFilter(r.URL.Query())
-	list, total, err := page.List(s.c.Store, d.ws.ID, f, s.c.Now())
+	list, err := s.pagesList(d, f)
 	if err != nil {
 		s.failed(w, r, err)
 		return
 	}
-	v := pagesView{dashShell: s.dashShell(d, "pages", "Pages"), Status: f.Status, PageType: f.PageType, Total: total,
-		Filtered: f.Status != "" || f.PageType != ""}
+	v := pagesView{dashShell: s.dashShell(d, "pages", "Pages"), Status: f.Status, PageType: f.PageType, Triage: f.Triage, List: list}
 	for _, st := range pageStatuses {
 		g := f
 		g.Status = st.value
 		v.StatusLinks = append(v.StatusLinks, filterLink{Label: st.label, Href: d.link("/pages", pagesQuery(g, 0)), Current: st.value == f.Status})
 	}
+	for _, tr := range pageTriages {
+		g := f
+		g.Triage = tr.value
+		v.TriageLinks = append(v.TriageLinks, filterLink{Label: tr.label, Href: d.link("/pages", pagesQuery(g, 0)), Current: tr.value == f.Triage})
+	}
+	s.render(w, r, http.StatusOK, "dash-pages", v)
+}
+
+// pagesListPart is GET /pages-list: the list alone, for the page script.
+func (s *Site) pagesListPart(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+	d, ok := s.desk(w, r)
+	if !ok {
+		return
+	}
+	list, err := s.pagesList(d, pagesFilter(r.URL.Query()))
+	if err != nil {
+		s.failed(w, r, err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "dash-pages-list", list)
+}
+
+// pagesList reads one screen of the list (page.List), with each page's failed
+// deliveries (one counter read a row).
+func (s *Site) pagesList(d *desk, f page.Filter) (pagesList, error) {
+	now := s.c.Now()
+	list, total, err := page.List(s.c.Store, d.ws.ID, f, now)
+	if err != nil {
+		return pagesList{}, err
+	}
+	v := pagesList{Total: total, Filtered: f.Status != "" || f.PageType != "" || f.Triage != "", Self: d.link("/pages-list", pagesQuery(f, f.Offset))}
 	for _, p := range list {
-		v.Rows = append(v.Rows, pageRow{Href: d.link("/pages/"+url.PathEscape(p.ID), nil), Title: p.Title, PageType: p.PageType,
-			Status: p.Status, Decision: p.Decision, Test: !p.Livemode, CreatedAt: p.CreatedAt, Views: p.Stats.ViewCount})
+		row := pageRow{ID: p.ID, Href: d.link("/pages/"+url.PathEscape(p.ID), nil), Title: p.Title, PageType: p.PageType,
+			Status: p.Status, Decision: p.Decision, Test: !p.Livemode, CreatedAt: p.CreatedAt, Views: p.Stats.ViewCount}
+		if p.Status == page.Active {
+			row.DueAt, row.ExpiresAt, row.Overdue = p.DueAt(), p.ExpiresAt, p.Overdue(now)
+		}
+		if _, n, err := callback.FailedCounts(s.c.Store, d.ws.ID, p.ID); err == nil && n > 0 {
+			row.Failed, row.FailedHref = n, d.link("/deliveries", url.Values{"page": {p.ID}, "state": {callback.StatusFailed}})
+		}
+		v.Rows = append(v.Rows, row)
 	}
 	if len(list) > 0 {
 		v.First, v.Last = f.Offset+1, f.Offset+len(list)
@@ -128,7 +194,7 @@ func (s *Site) pagesScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if f.Offset+len(list) < total {
 		v.Older = d.link("/pages", pagesQuery(f, f.Offset+pagesPageSize))
 	}
-	s.render(w, r, http.StatusOK, "dash-pages", v)
+	return v, nil
 }
 
 // pageView is one page as its owner sees it on the dashboard.
@@ -153,6 +219,13 @@ type pageView struct {
 	RevokeWhat, RenewWhat                              string // what each change does, for its confirmation
 	Problem                                            string // a refused change
 	Done                                               string // the change just made (revoked, renewed)
+	// DueAt is the nearest running deadline of an active page, Overdue once it
+	// passed; Failed counts the page's failed deliveries (FailedHref lists them,
+	// Deliveries lists all of the page's).
+	DueAt                  *time.Time
+	Overdue                bool
+	Failed                 int
+	FailedHref, Deliveries string
 }
 
 // decisionRow is one recorded action on the page: who, what, how they were
@@ -222,6 +295,14 @@ func (s *Site) showPage(w http.ResponseWriter, r *http.Request, d *desk, id stri
 			}
 		}
 	}
+	if st == page.Active {
+		v.DueAt, v.Overdue = p.DueAt(), p.Overdue(now)
+	}
+	if _, n, err := callback.FailedCounts(s.c.Store, d.ws.ID, p.ID); err == nil {
+		v.Failed = n
+	}
+	v.Deliveries = d.link("/deliveries", url.Values{"page": {p.ID}})
+	v.FailedHref = d.link("/deliveries", url.Values{"page": {p.ID}, "state": {callback.StatusFailed}})
 	v.Decisions = s.decisionsOf(d, p)
 	if n := len(v.Decisions); n > 0 && v.State.Decision != nil {
 		v.How = v.Decisions[n-1].How

@@ -83,6 +83,7 @@ func Mount(r Router, c Config) *Site {
 	r.Handle("GET", "/inbox/list", s.inboxListPart)
 	r.Handle("POST", "/inbox/:entry/:op", s.inboxChange)
 	r.Handle("GET", "/events", func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) { s.events(w, r) })
+	s.mountNeeds(r)
 	s.mountPages(r)
 	s.mountUsage(r)
 	s.mountMembers(r)

@@ -123,6 +123,10 @@
   if (src && window.EventSource && $("#inbox-list")) {
     var es = new EventSource(src);
     var timer = null;
+    // The back/forward cache keeps a page's stream open after it is left (a browser
+    // opens six connections to one origin): close it when hidden, reload if shown.
+    window.addEventListener("pagehide", function () { es.close(); });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
     es.onopen = function () { if (live) { live.hidden = false; live.classList.remove("off"); live.textContent = "Live"; } };
     es.onerror = function () { if (live) { live.classList.add("off"); live.textContent = "Reconnecting…"; } };
     es.onmessage = function () {
