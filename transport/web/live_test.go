@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,4 +135,25 @@ func TestAnUploadShowsProgressAndLandsInTheFileList(t *testing.T) {
 		t.Fatalf("the downloaded bytes differ (%d of %d)", len(got), len(content))
 	}
 	tb.shot("files-uploaded")
+}
+
+// TestPagesOpenedOneAfterAnotherInOneTabAllGoLive: a reviewer going through ten
+// review pages in one tab sees each of them live. (A page left for the next one
+// sits in the back/forward cache; had it kept its stream, the browser's six
+// connections to the site would be taken by the sixth page and the seventh would
+// never load.) Going back shows the previous page live again.
+func TestPagesOpenedOneAfterAnotherInOneTabAllGoLive(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("many-pages")
+	tb := newTab(t)
+	var ids []string
+	for i := range 10 {
+		ids = append(ids, publish(t, e, key, approvalPage(map[string]any{"title": fmt.Sprintf("Page %d", i+1)})))
+	}
+	for i, id := range ids {
+		tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+		tb.until(fmt.Sprintf("page %d live", i+1), `document.querySelector("#live") && document.querySelector("#live").innerText === "Live"`)
+	}
+	tb.do(chromedp.NavigateBack())
+	tb.until("page 9 live again", `document.title.indexOf("Page 9") >= 0 && document.querySelector("#live").innerText === "Live"`)
 }

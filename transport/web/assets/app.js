@@ -161,6 +161,11 @@
   function listen() {
     if (!window.EventSource) return;
     var es = new EventSource(base + "/events");
+    // The back/forward cache keeps a left page's stream open, and a browser opens
+    // six connections to one origin: a seventh page would wait for ever. The stream
+    // closes when the page is hidden, and a page shown again from the cache reloads.
+    window.addEventListener("pagehide", function () { es.close(); });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
     es.onopen = function () { setLive(true, "Live"); };
     es.onerror = function () { setLive(false, "Reconnecting…"); };
     es.onmessage = function (e) {
