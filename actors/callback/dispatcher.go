@@ -45,7 +45,10 @@ type Config struct {
 	// dead endpoint holds at most that many and never delays the others.
 	PerLane int
 	Mailer  Mailer
-	Log     *slog.Logger
+	// LinkURL is the address of a decision link's token, PageURL a page's (for a
+	// link past its expiry); mails carry "/a/<token>" and "/p/<id>" without them.
+	LinkURL, PageURL func(string) string
+	Log              *slog.Logger
 	// Grace is how long Stop lets attempts in flight finish before cancelling them
 	// (default 5 s); a cancelled attempt is sent again after the next start.
 	Grace time.Duration
