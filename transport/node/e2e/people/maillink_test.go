@@ -306,17 +306,24 @@ func TestDecisionLinkAfterThePageChangedDecidesNothing(t *testing.T) {
 	}
 }
 
-// TestDecisionLinkExpiresWithTheDeadline: a link works until the page's deadline
-// (here sooner than its expiry); after it, it says it expired and decides nothing.
-func TestDecisionLinkExpiresWithTheDeadline(t *testing.T) {
+// TestReminderLinksExpireWithTheDeadline: a reminder mail carries links too; a link
+// works until the page's deadline (here sooner than its expiry); after it, it says
+// it expired and decides nothing.
+func TestReminderLinksExpireWithTheDeadline(t *testing.T) {
 	in := newInbox(t)
 	clk := nodetest.NewClock(time.Now().UTC().Truncate(time.Second))
 	e := nodetest.Open(t, t.TempDir(), clk, mailTo(in.SMTP), allowPrivate)
 	key, _ := e.Register("mail-expiry")
 	h := newHook(t)
-	id := publishNotifying(t, e, key, h, map[string]any{"due_in": 600}, "alice@example.com")
+	id := publishNotifying(t, e, key, h, map[string]any{"due_in": 600, "remind": map[string]any{"every_seconds": 60, "max": 1}}, "alice@example.com")
+	first := decisionLinks(t, e, in.next(t, "alice@example.com"))["Approve"]
+	// The reminder carries links of its own.
+	clk.Advance(61 * time.Second)
 	m := in.next(t, "alice@example.com")
 	link := decisionLinks(t, e, m)["Approve"]
+	if !strings.HasPrefix(m.Subject, "Reminder: ") || link == "" || link == first {
+		t.Fatalf("the reminder %q carries links %v (the first mail's: %s)", m.Subject, decisionLinks(t, e, m), first)
+	}
 	c := browser(e, true)
 	got := call(t, e, c, req{method: "GET", path: link})
 	csrf := string(hiddenCSRF.FindSubmatch(got.Body)[1])
