@@ -66,16 +66,26 @@ func publishNotifying(t testing.TB, e *nodetest.Env, key string, h *hook, extra 
 
 var hiddenCSRF = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
 
-// confirmLink opens link in browser c (GET, as a person does) and posts its
-// confirmation from there.
-func confirmLink(t testing.TB, e *nodetest.Env, c *http.Client, link string) reply {
+// openLink opens link in browser c (GET, as a person does) and returns the
+// confirmation form's csrf.
+func openLink(t testing.TB, e *nodetest.Env, c *http.Client, link string) string {
 	t.Helper()
+	if link == "" {
+		t.Fatal("no link in the mail")
+	}
 	got := call(t, e, c, req{method: "GET", path: link})
 	m := hiddenCSRF.FindSubmatch(got.Body)
 	if got.Status != 200 || m == nil {
 		t.Fatalf("GET %s: %d, no confirmation form:\n%s", link, got.Status, nodetest.Excerpt(got.Body, 1500))
 	}
-	return postConfirm(t, e, c, link, string(m[1]))
+	return string(m[1])
+}
+
+// confirmLink opens link in browser c (GET, as a person does) and posts its
+// confirmation from there.
+func confirmLink(t testing.TB, e *nodetest.Env, c *http.Client, link string) reply {
+	t.Helper()
+	return postConfirm(t, e, c, link, openLink(t, e, c, link))
 }
 
 func postConfirm(t testing.TB, e *nodetest.Env, c *http.Client, link, csrf string) reply {
@@ -227,8 +237,7 @@ func TestDecisionLinkConfirmedTwiceOrRacingTheReviewPageHasOneWinner(t *testing.
 	var browsers []opened
 	for range 2 {
 		c := browser(e, true)
-		got := call(t, e, c, req{method: "GET", path: link})
-		browsers = append(browsers, opened{c, string(hiddenCSRF.FindSubmatch(got.Body)[1])})
+		browsers = append(browsers, opened{c, openLink(t, e, c, link)})
 	}
 	for _, b := range browsers {
 		wg.Add(1)
@@ -252,8 +261,7 @@ func TestDecisionLinkConfirmedTwiceOrRacingTheReviewPageHasOneWinner(t *testing.
 	id = publishNotifying(t, e, key, h, nil, "alice@example.com")
 	link = decisionLinks(t, e, in.next(t, "alice@example.com"))["Approve"]
 	c := browser(e, true)
-	got := call(t, e, c, req{method: "GET", path: link})
-	csrf := string(hiddenCSRF.FindSubmatch(got.Body)[1])
+	csrf := openLink(t, e, c, link)
 	var viaLink, viaPage int
 	wg.Add(2)
 	go func() {
@@ -292,8 +300,7 @@ func TestDecisionLinkAfterThePageChangedDecidesNothing(t *testing.T) {
 	id := publishNotifying(t, e, key, h, nil, "alice@example.com")
 	link := decisionLinks(t, e, in.next(t, "alice@example.com"))["Approve"]
 	c := browser(e, true)
-	got := call(t, e, c, req{method: "GET", path: link})
-	csrf := string(hiddenCSRF.FindSubmatch(got.Body)[1])
+	csrf := openLink(t, e, c, link)
 	e.Must(200, "PATCH", "/v1/pages/"+id, key, map[string]any{"summary": "Checks re-run: one failed."})
 	for _, r := range []reply{call(t, e, c, req{method: "GET", path: link}), postConfirm(t, e, c, link, csrf)} {
 		if r.Status != 409 || !strings.Contains(string(r.Body), "changed since your e-mail") || !strings.Contains(string(r.Body), "version 2") ||
@@ -325,8 +332,7 @@ func TestReminderLinksExpireWithTheDeadline(t *testing.T) {
 		t.Fatalf("the reminder %q carries links %v (the first mail's: %s)", m.Subject, decisionLinks(t, e, m), first)
 	}
 	c := browser(e, true)
-	got := call(t, e, c, req{method: "GET", path: link})
-	csrf := string(hiddenCSRF.FindSubmatch(got.Body)[1])
+	csrf := openLink(t, e, c, link)
 	clk.Advance(601 * time.Second)
 	for _, r := range []reply{call(t, e, c, req{method: "GET", path: link}), postConfirm(t, e, c, link, csrf)} {
 		if r.Status != 410 || !strings.Contains(string(r.Body), "expired") {
