@@ -196,7 +196,21 @@ func (d *Dispatcher) send(rec *Delivery, at time.Time) outcome {
 		if d.cfg.Mailer == nil || rec.Mail == nil {
 			return outcome{permanent: true, err: "no mailer configured"}
 		}
-		if err := d.cfg.Mailer.Send(ctx, rec.Mail, rec.ID, at); err != nil {
+		m := rec.Mail
+		if rec.Links != nil {
+			linkURL, pageURL := d.cfg.LinkURL, "/p/"+rec.PageID
+			if linkURL == nil {
+				linkURL = func(t string) string { return "/a/" + t }
+			}
+			if d.cfg.PageURL != nil {
+				pageURL = d.cfg.PageURL(rec.PageID)
+			}
+			var err error
+			if m, err = mintLinks(d.cfg.Store, rec, linkURL, pageURL, at); err != nil {
+				return outcome{latencyMS: ms(), err: "decision links not stored: " + d.describe(ctx, err)}
+			}
+		}
+		if err := d.cfg.Mailer.Send(ctx, m, rec.ID, at); err != nil {
 			return outcome{latencyMS: ms(), err: d.describe(ctx, err)}
 		}
 		return outcome{ok: true, latencyMS: ms()}

@@ -48,7 +48,10 @@ type Config struct {
 	Mailer  Mailer
 	// Slack posts slack notifications whose target is a channel id (slack.go).
 	Slack *slack.Client
-	Log   *slog.Logger
+	// LinkURL is the address of a decision link's token, PageURL a page's (for a
+	// link past its expiry); mails carry "/a/<token>" and "/p/<id>" without them.
+	LinkURL, PageURL func(string) string
+	Log              *slog.Logger
 	// Grace is how long Stop lets attempts in flight finish before cancelling them
 	// (default 5 s); a cancelled attempt is sent again after the next start.
 	Grace time.Duration

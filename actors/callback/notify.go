@@ -59,8 +59,9 @@ func slackBody(n notification) ([]byte, error) {
 	})
 }
 
-// mailOf is the e-mail notification.
-func mailOf(to string, n notification) *Mail {
+// mailOf is the e-mail notification: the page's summary and key blocks
+// (mail_body.go) and, with lp, one decision link per action (links.go).
+func mailOf(to string, n notification, p *page.Page, lp *LinkPlan) *Mail {
 	subject := n.Title
 	if n.Priority == "high" || n.Priority == "urgent" {
 		subject = "[" + strings.ToUpper(n.Priority) + "] " + subject
@@ -71,16 +72,27 @@ func mailOf(to string, n notification) *Mail {
 			subject = "Escalated: " + n.Title
 		}
 	}
-	var b strings.Builder
-	b.WriteString(n.Title + "\n\n")
-	if line := noticeLine(n.Notice); line != "" {
-		b.WriteString(line + "\n\n")
+	v := mailView{Title: n.Title, Notice: noticeLine(n.Notice), Summary: clip(strings.TrimSpace(n.Summary), mailMaxSummary),
+		Priority: n.Priority, PageURL: n.PageURL, Version: p.Version, Blocks: mailBlocks(p.Blocks)}
+	if lp != nil {
+		for i, id := range lp.Actions {
+			if a, ok := actionByID(p, id); ok {
+				v.Links = append(v.Links, mailLink{Label: linkLabel(a), URL: lp.placeholder(i)})
+			}
+		}
+		v.Expires = lp.ExpiresAt.UTC().Format("2006-01-02 15:04 MST")
 	}
-	if s := strings.TrimSpace(n.Summary); s != "" {
-		b.WriteString(s + "\n\n")
+	text, html := composeNotify(v)
+	return &Mail{To: to, Subject: clip(subject, 250), Text: text, HTML: html}
+}
+
+func actionByID(p *page.Page, id string) (page.Action, bool) {
+	for _, a := range p.Actions {
+		if a.ActionID == id {
+			return a, true
+		}
 	}
-	fmt.Fprintf(&b, "Priority: %s\nOpen the page: %s\n", n.Priority, n.PageURL)
-	return &Mail{To: to, Subject: clip(subject, 250), Text: b.String()}
+	return page.Action{}, false
 }
 
 func clip(s string, n int) string {

@@ -203,12 +203,14 @@ func (o *Outbox) build(p *page.Page, oa *webhook.OnAction, ev page.Event, pl pla
 			d.Body, err = slackBody(n)
 		}
 	case ChannelEmail:
-		d.Mail = mailOf(pl.target, notificationOf(p, o.pageURL(p.ID), ev))
+		d.Links = planLinks(p, ev)
+		d.Mail = mailOf(pl.target, notificationOf(p, o.pageURL(p.ID), ev), p, d.Links)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if pl.channel != ChannelCallback && !p.Livemode {
+		d.Links = nil // never sent: no link is ever minted for it
 		d.Status, d.NextAttemptAt, d.CompletedAt = StatusSkipped, nil, &at
 		d.Note = "page made with an sk_test_ key: the notification is recorded, not sent"
 	}

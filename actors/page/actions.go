@@ -19,6 +19,7 @@ const (
 	AuthNone      = "none"       // nobody identified: an anonymous viewer (page.viewed)
 	AuthMagicLink = "magic_link" // a signed-in person who proved the address by a mailed link
 	AuthOAuth     = "oauth"      // a signed-in person an identity provider vouched for
+	AuthEmailLink = "email_link" // a person who confirmed a decision link mailed to that address (actors/maillink)
 )
 
 // SubmitAction is the implicit action of a page with form blocks and no actions:
@@ -204,7 +205,7 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 			}
 			// require_verified: a step is decided only by the person, signed in; an
 			// API key naming them (or acting as itself) decides nothing.
-			if a.page.RequireVerified && w.method != AuthMagicLink && w.method != AuthOAuth && w.method != AuthTimeout {
+			if a.page.RequireVerified && w.method != AuthMagicLink && w.method != AuthOAuth && w.method != AuthEmailLink && w.method != AuthTimeout {
 				return fault.New(fault.Forbidden, "this page's approval steps need the person to sign in and decide themselves (require_verified): "+
 					actorID+" must open the page, sign in and decide there; an API key cannot decide for them",
 					map[string]any{"reason": "verification_required", "identity": actorID, "require_verified": true})

@@ -52,8 +52,9 @@ func (n *Node) deliveryArea(pd *page.Deps) (area, callback.Mailer) {
 	sl := slackClient(cfg, n.Store)
 	d, err := callback.Start(n.System, callback.Config{
 		Store: n.Store, Pages: n.Pages, Clock: callback.RealClock(cfg.Now), AllowPrivate: cfg.AllowPrivateCallbacks,
-		Timeout: cfg.CallbackTimeout, Mailer: mailer, Log: cfg.Log.With(slog.String("component", "callback")), Observe: observe,
-		Slack: sl,
+		Timeout: cfg.CallbackTimeout, Mailer: mailer, Slack: sl,
+		LinkURL: func(token string) string { return cfg.PageBaseURL + "/a/" + token },
+		PageURL: func(id string) string { return cfg.PageBaseURL + "/p/" + id }, Log: cfg.Log.With(slog.String("component", "callback")), Observe: observe,
 	})
 	if err != nil {
 		// Rows are still written with their events; they are sent after the next start.

@@ -334,6 +334,7 @@ var authLabels = map[string]string{
 	page.AuthLink:      "A name typed by whoever held the page's link (not verified)",
 	page.AuthMagicLink: "Signed in with a link mailed to that address (verified)",
 	page.AuthOAuth:     "Signed in through a sign-in provider (verified)",
+	page.AuthEmailLink: "Confirmed a decision link mailed to that address (verified)",
 }
 
 // decisionsOf lists the page's recorded actions, oldest first, each with how its

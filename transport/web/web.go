@@ -68,6 +68,9 @@ func Mount(r Router, c Config) *Site {
 	r.Handle("GET", "/p/:id/parts/:part", s.part)
 	r.Handle("GET", "/p/:id/blocks/:blockId", s.block)
 	r.Handle("GET", "/s/:code", s.short)
+	r.Handle("GET", "/a/:token", s.decisionLink)
+	r.Handle("HEAD", "/a/:token", s.decisionLink)
+	r.Handle("POST", "/a/:token", s.confirmLink)
 	r.Handle("GET", "/assets/:name", s.assets.serve)
 	// Signing in, claiming an agent, the start page (signin.go, claim.go).
 	r.Handle("GET", "/login", s.login)
