@@ -209,11 +209,15 @@ func kill9LosesNothingAcknowledged(t *testing.T, store []string) {
 			}
 		}(c)
 	}
-	time.Sleep(1200 * time.Millisecond)
+	// The kill comes under load, whatever the machine's speed: once 40 pages are
+	// acknowledged, a checkpoint is taken, and the kill follows 10 pages later.
+	acknowledged := func() int { a.mu.Lock(); defer a.mu.Unlock(); return len(a.pages) }
+	waitUntil(t, 90*time.Second, "40 pages acknowledged under load", func() bool { return acknowledged() >= 40 })
 	// A checkpoint signed under load, just before the kill: it must name a tree the
 	// restarted server still has (checked below).
 	vkey, before := rawGet(t, p, "/v1/audit/key", ""), rawGet(t, p, "/v1/audit/checkpoint", key)
-	time.Sleep(300 * time.Millisecond)
+	n := acknowledged()
+	waitUntil(t, 60*time.Second, "10 more pages acknowledged", func() bool { return acknowledged() >= n+10 })
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
