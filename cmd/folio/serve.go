@@ -85,6 +85,7 @@ func serve(args []string) error {
 	fs.StringVar(&c.SMTPFrom, "smtp-from", env("FOLIO_SMTP_FROM", "Folio <folio@localhost>"), "From address of e-mail notifications (FOLIO_SMTP_FROM)")
 	fs.StringVar(&c.SMTPUser, "smtp-user", env("FOLIO_SMTP_USER", ""), "SMTP user name; AUTH PLAIN when set (FOLIO_SMTP_USER)")
 	fs.StringVar(&c.SMTPPassword, "smtp-password", env("FOLIO_SMTP_PASSWORD", ""), "SMTP password (FOLIO_SMTP_PASSWORD)")
+	fs.IntVar(&c.EditBytes, "max-edit-bytes", envInt("FOLIO_MAX_EDIT_BYTES", page.DefaultEditBytes), "most bytes of data a block may hold after a reviewer's edit sent with an approval; an editable block published over it is stored not editable (FOLIO_MAX_EDIT_BYTES)")
 	fs.Int64Var(&c.MaxBody, "max-body", int64(envInt("FOLIO_MAX_BODY", 1<<20)), "largest request body in bytes (FOLIO_MAX_BODY)")
 	fs.BoolVar(&c.EnforceLimits, "enforce-limits", envBool("FOLIO_ENFORCE_LIMITS", true), "enforce plan request rates, per-address limits, monthly page quotas and storage quotas (FOLIO_ENFORCE_LIMITS)")
 	planSpecs := fs.String("plan", env("FOLIO_PLANS", ""), "override plans: name=requests_per_minute/pages_per_month[/storage][,…], 0 = unlimited, storage in bytes or KiB/MiB/GiB/TiB (files and agent event log; built-in: free 1GiB, pro 50GiB, enterprise unlimited), e.g. enterprise=6000/100000,free=60/100/2GiB (FOLIO_PLANS)")

@@ -138,6 +138,7 @@ type Decision struct {
 	Outcome     string         `json:"outcome,omitempty" enum:"approved,rejected,none" jsonschema:"what the pressed action means: approved, rejected, or none (a neutral outcome)"`
 	PageVersion int            `json:"page_version,omitempty" jsonschema:"the page's content version the person decided on"`
 	ContentHash string         `json:"content_hash,omitempty" jsonschema:"sha256 of that version's canonical content: check that it is what you are about to act on"`
+	Edits       []client.Edit  `json:"edits,omitempty" jsonschema:"the person's corrections of blocks you marked editable, approved with them: per block its data after the edit and a unified diff from your version; act on the edited version"`
 	Account     *Provisioned   `json:"account,omitempty" jsonschema:"present when this call created your Folio account"`
 }
 
@@ -158,7 +159,7 @@ func decisionOf(o *client.Outcome, url string, bound time.Duration) Decision {
 	}
 	if o.Data != nil {
 		d.ActionID, d.ActionLabel, d.Comment, d.FormData = o.Data.ActionID, o.Data.ActionLabel, o.Data.Comment, o.Data.FormData
-		d.Outcome, d.PageVersion, d.ContentHash = o.Data.Outcome, o.Data.PageVersion, o.Data.ContentHash
+		d.Outcome, d.PageVersion, d.ContentHash, d.Edits = o.Data.Outcome, o.Data.PageVersion, o.Data.ContentHash, o.Data.Edits
 	}
 	if o.Actor != nil {
 		d.DecidedBy, d.AuthMethod = o.Actor.Identity, o.Actor.AuthMethod
