@@ -31,9 +31,9 @@ type EditMark struct {
 // The names of the editor's fields in the decision form: the block id comes last,
 // as it may hold any character.
 const (
-	EditFieldContent = "edit.content."  // + block id: the whole content
-	EditFieldValue   = "edit.value."    // + pair index + "." + block id
-	EditFieldCell    = "edit.cell."     // + row index + "." + column index + "." + block id
+	EditFieldContent = "edit.content." // + block id: the whole content
+	EditFieldValue   = "edit.value."   // + pair index + "." + block id
+	EditFieldCell    = "edit.cell."    // + row index + "." + column index + "." + block id
 	editSummary      = "Edit before approving"
 	editHelp         = "Your version is sent with your approval; the agent receives it and what you changed."
 	editRowsMax      = 16
