@@ -48,6 +48,8 @@ type actionExecuted struct {
 	FormData    json.RawMessage `json:"form_data"`
 	Outcome     string          `json:"outcome"`
 	PageVersion int             `json:"page_version"`
+	// Edits: the reviewer's corrections the approval carries; absent without any.
+	Edits []page.Edit `json:"edits,omitempty"`
 }
 
 type stepCompleted struct {
@@ -92,7 +94,7 @@ func callbackBody(ev page.Event) ([]byte, error) {
 	case page.ActionExecuted:
 		env.Data = actionExecuted{ActionID: d.ActionID, ActionLabel: d.ActionLabel, Comment: d.Comment,
 			Decision: orNull(d.Decision), FormData: d.FormData,
-			Outcome: page.OutcomeOf(d.Decision), Final: !d.Verdict.Step, PageVersion: d.Verdict.PageVersion, ContentHash: d.Verdict.ContentHash}
+			Outcome: page.OutcomeOf(d.Decision), Final: !d.Verdict.Step, PageVersion: d.Verdict.PageVersion, ContentHash: d.Verdict.ContentHash, Edits: d.Verdict.Edits}
 		env.Actor = personOf(ev.Actor)
 		env.PageState = &pageState{Current: d.PageState.Current, Previous: d.PageState.Previous}
 	case page.ApprovalStepCompleted:

@@ -266,6 +266,20 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		data.Decision = next.Decision
 	}
 	exec.Outcome = OutcomeOf(data.Decision)
+	if len(req.Edits) > 0 {
+		edits, err := checkEdits(a.page, req.Edits, actorID, a.deps.Limits)
+		if err != nil {
+			return err
+		}
+		// Edits go with the approval that completes the page, and only with it (an
+		// edit that changes nothing is no edit).
+		if len(edits) > 0 && (!completes || next.Decision != DecisionApproved) {
+			return fault.New(fault.Invalid, fmt.Sprintf("edits go only with the decision that approves and completes the page, and %q does not: "+
+				"leave edits out (say what should change in your comment), or choose the approving action", act.Label),
+				map[string]any{"field": "edits", "constraint": "approving_decision", "action_id": act.ActionID})
+		}
+		exec.Edits = edits
+	}
 	next.Executions[len(next.Executions)-1] = exec
 	data.Verdict = exec.Verdict
 	executed := a.event(now, data)
@@ -274,6 +288,9 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 		"outcome": exec.Outcome, "final": final, "page_version": exec.PageVersion, "content_hash": exec.ContentHash}
 	if w.key != nil {
 		details["key"] = *w.key // "recorded by key … for <identity>"
+	}
+	if len(exec.Edits) > 0 {
+		details["edits"] = exec.Edits
 	}
 	if w.reason != "" {
 		details["reason"] = w.reason

@@ -83,6 +83,9 @@ func (a *Actor) fixBlock(m *FixBlock) any {
 	if p.Tab != nil {
 		b.Tab = *p.Tab
 	}
+	if p.Editable != nil {
+		b.Editable = *p.Editable
+	}
 	if d := blocks.Depth(b); d > a.deps.Limits.Depth {
 		return fault.Limit("data", "max_depth", a.deps.Limits.Depth, "the block nests blocks %d deep; the limit is %d", d, a.deps.Limits.Depth)
 	}
@@ -91,6 +94,7 @@ func (a *Actor) fixBlock(m *FixBlock) any {
 		return fault.Limit("data", "max_blocks", a.deps.Limits.Blocks, "the page would have more than %d blocks", a.deps.Limits.Blocks)
 	}
 	b, warnings := blocks.PrepareBlock(fmt.Sprintf("blocks[%d]", idx), b)
+	warnings = append(warnings, capEditable(fmt.Sprintf("blocks[%d]", idx), &b, a.deps.Limits)...)
 	now := a.deps.Now().UTC()
 	next := a.page.clone()
 	next.Blocks[idx] = b

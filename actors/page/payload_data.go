@@ -88,6 +88,8 @@ type actionExecutedStream struct {
 	Outcome     string           `json:"outcome"`
 	PageState   pageStateStream  `json:"page_state"`
 	PageVersion int              `json:"page_version,omitempty"`
+	// Edits are the reviewer's corrections (edits.go): the agent's stream only.
+	Edits []Edit `json:"edits,omitempty"`
 }
 
 type pageStateStream struct {
@@ -97,7 +99,7 @@ type pageStateStream struct {
 
 func (d ActionExecuted) stream(by *Person) any {
 	v := d.shared(by)
-	v.Comment, v.FormData = &d.Comment, &d.FormData
+	v.Comment, v.FormData, v.Edits = &d.Comment, &d.FormData, d.Verdict.Edits
 	return v
 }
 

@@ -50,6 +50,9 @@ type ActionRequest struct {
 	// `version`, or the ETag sent as If-Match). nil: none named, the decision is
 	// taken on whatever the page holds (version.go).
 	PageVersion *int `json:"page_version"`
+	// Edits are the reviewer's corrections of editable blocks, sent with an
+	// approval that completes the page (edits.go).
+	Edits []EditRequest `json:"edits"`
 }
 
 // BlockPatch is the body of PATCH /v1/pages/:id/blocks/:blockId.
@@ -59,4 +62,6 @@ type BlockPatch struct {
 	Title *string         `json:"title"`
 	Group *string         `json:"group"`
 	Tab   *string         `json:"tab"`
+	// Editable marks the block editable by the reviewer (or not); absent: unchanged.
+	Editable *bool `json:"editable"`
 }

@@ -29,6 +29,9 @@ type Limits struct {
 	AllowPrivateCallbacks bool
 	// Deadlines bound the deadline fields (zero: DefaultDeadlineLimits).
 	Deadlines DeadlineLimits
+	// EditBytes bounds the data of a block a reviewer edited (edits.go; zero:
+	// DefaultEditBytes).
+	EditBytes int
 }
 
 // DefaultLimits are the documented defaults.
@@ -211,7 +214,21 @@ func prepareBlocks(path string, in []blocks.Block, existing []blocks.Block, offs
 	}
 	// Warning paths name the block as the request sent it (path[i]).
 	prepared, warnings := blocks.Prepare(path, out)
+	for i := range prepared {
+		warnings = append(warnings, capEditable(fmt.Sprintf("%s[%d]", path, i), &prepared[i], lim)...)
+	}
 	return prepared, warnings, nil
+}
+
+// capEditable drops the editable mark of a block whose data is already over the
+// bound an edited block has (Limits.EditBytes): the reviewer could not send it
+// back. The warning says so.
+func capEditable(at string, b *blocks.Block, lim Limits) []string {
+	if !b.Editable || len(b.Data) <= lim.editBytes() {
+		return nil
+	}
+	b.Editable = false
+	return []string{fmt.Sprintf("%s.editable: the block's data is %d bytes, over the %d bytes an edited block may hold; the block is stored without editable", at, len(b.Data), lim.editBytes())}
 }
 
 func checkTags(tags []string, lim Limits) error {

@@ -27,6 +27,9 @@ type Verdict struct {
 	Step        bool   `json:"step,omitempty"`
 	PageVersion int    `json:"page_version,omitempty"`
 	ContentHash string `json:"content_hash,omitempty"`
+	// Edits are the reviewer's corrections of editable blocks that the approval
+	// carries (edits.go); nil when none.
+	Edits []Edit `json:"edits,omitempty"`
 }
 
 // Final reports whether executing the action ends the page (true unless declared false).

@@ -28,12 +28,12 @@ import (
 //	{"actions":[…],"blocks":[…],"summary":"…","title":"…"}
 //
 // with the actions as the page object lists them (action_id, label, style, decision,
-// final) and the top-level blocks in page order (id, type, data, group, tab; nested
-// blocks inside their parent's data), written without insignificant whitespace,
-// object keys sorted by their UTF-8 bytes, numbers exactly as the agent wrote them,
-// strings as Go's encoding/json writes them without HTML escaping, and members that
-// are absent or empty on the page object (style, decision, final, group, tab) left
-// out. An agent holding the page object can recompute it.
+// final) and the top-level blocks in page order (id, type, data, group, tab,
+// editable; nested blocks inside their parent's data), written without
+// insignificant whitespace, object keys sorted by their UTF-8 bytes, numbers exactly
+// as the agent wrote them, strings as Go's encoding/json writes them without HTML
+// escaping, and members that are absent or empty on the page object (style,
+// decision, final, group, tab, editable false) left out. An agent holding the page object can recompute it.
 
 // ContentChanges records, per part of the page's content, the content version at
 // which it last changed, so a decision on an older version can say what changed
@@ -146,7 +146,7 @@ func trimRemoved(m map[string]int) {
 }
 
 func sameBlock(a, b blocks.Block) bool {
-	return a.Type == b.Type && a.Group == b.Group && a.Tab == b.Tab && bytes.Equal(a.Data, b.Data)
+	return a.Type == b.Type && a.Group == b.Group && a.Tab == b.Tab && a.Editable == b.Editable && bytes.Equal(a.Data, b.Data)
 }
 
 func sameActions(a, b []Action) bool {
@@ -288,6 +288,9 @@ func CanonicalContent(p *Page) []byte {
 		}
 		if b.Tab != "" {
 			m["tab"] = b.Tab
+		}
+		if b.Editable {
+			m["editable"] = true
 		}
 		bs[i] = m
 	}

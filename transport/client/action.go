@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -14,6 +15,29 @@ type ActionRequest struct {
 	// PageVersion is the content version decided on (Page.Version); 0 names none.
 	// On another version the answer is 409 with details.reason page_changed.
 	PageVersion int `json:"page_version,omitempty"`
+	// Edits correct blocks the page marked editable; only with the approval that
+	// completes the page.
+	Edits []EditRequest `json:"edits,omitempty"`
+}
+
+// EditRequest is one block's correction: Content for a text, rich_text or code
+// block, Values (one per pair) for key_value, Rows (column key -> cell, one per
+// row) for a table.
+type EditRequest struct {
+	BlockID string           `json:"block_id"`
+	Content *string          `json:"content,omitempty"`
+	Values  []any            `json:"values,omitempty"`
+	Rows    []map[string]any `json:"rows,omitempty"`
+}
+
+// Edit is one block's correction as the decision recorded it: the block's data
+// after it and a unified diff from the agent's version.
+type Edit struct {
+	BlockID       string          `json:"block_id"`
+	Type          string          `json:"type"`
+	Data          json.RawMessage `json:"data"`
+	Diff          string          `json:"diff"`
+	DiffTruncated bool            `json:"diff_truncated,omitempty"`
 }
 
 // ActionActor names who decides: Identity as claimed (recorded with auth_method
@@ -41,6 +65,7 @@ type Verdict struct {
 	Final       bool   `json:"final"`
 	PageVersion int    `json:"page_version"`
 	ContentHash string `json:"content_hash"`
+	Edits       []Edit `json:"edits,omitempty"`
 }
 
 // PageState is the page's status before and after an execution.

@@ -20,6 +20,8 @@ type BlockPatch struct {
 	Title *string `json:"title,omitempty"`
 	Group *string `json:"group,omitempty"`
 	Tab   *string `json:"tab,omitempty"`
+	// Editable marks the block editable by the reviewer (or not); nil: unchanged.
+	Editable *bool `json:"editable,omitempty"`
 }
 
 // BlockFixed is the block after PATCH /v1/pages/:id/blocks/:blockId.

@@ -72,6 +72,9 @@ type Block struct {
 	Data  any    `json:"data"`
 	Group string `json:"group,omitempty"`
 	Tab   string `json:"tab,omitempty"`
+	// Editable lets the reviewer correct the block before approving (text,
+	// rich_text, code, key_value, table); the approval then carries Edits.
+	Editable bool `json:"editable,omitempty"`
 }
 
 // Action is a button of the page.

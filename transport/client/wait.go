@@ -37,6 +37,7 @@ type OutcomeData struct {
 	Final       bool           `json:"final"`        // the action ended the page
 	PageVersion int            `json:"page_version"` // the content version decided on (0: recorded before versions)
 	ContentHash string         `json:"content_hash"` // sha256:… of that version's canonical content
+	Edits       []Edit         `json:"edits"`        // the reviewer's corrections the approval carries
 }
 
 // Wait blocks until the page no longer waits for a decision (completed, expired,

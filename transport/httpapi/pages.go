@@ -227,7 +227,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	body := map[string]any{
 		"action_id":  res.Execution.ActionID,
 		"status":     "executed",
 		"page_state": map[string]string{"previous": res.Previous, "current": res.Page.Status},
@@ -237,7 +237,11 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.P
 		// the content the decision was made on (actors/page/version.go)
 		"page_version": res.Execution.PageVersion,
 		"content_hash": res.Execution.ContentHash,
-	})
+	}
+	if len(res.Execution.Edits) > 0 { // the reviewer's corrections (actors/page/edits.go)
+		body["edits"] = res.Execution.Edits
+	}
+	writeJSON(w, http.StatusOK, body)
 	return nil
 }
 

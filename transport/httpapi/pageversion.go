@@ -52,6 +52,8 @@ type lastAction struct {
 	PageVersion int       `json:"page_version"`
 	ContentHash string    `json:"content_hash"`
 	ExecutedAt  time.Time `json:"executed_at"`
+	// Edits: the reviewer's corrections the approval carried (actors/page/edits.go).
+	Edits []page.Edit `json:"edits,omitempty"`
 }
 
 func lastActionOf(p *page.Page) *lastAction {
@@ -64,5 +66,5 @@ func lastActionOf(p *page.Page) *lastAction {
 		label = e.ActionID
 	}
 	return &lastAction{ActionID: e.ActionID, ActionLabel: label, Actor: e.Actor, Outcome: e.OutcomeOf(), Final: !e.Step,
-		PageVersion: e.PageVersion, ContentHash: e.ContentHash, ExecutedAt: e.ExecutedAt}
+		PageVersion: e.PageVersion, ContentHash: e.ContentHash, ExecutedAt: e.ExecutedAt, Edits: e.Edits}
 }

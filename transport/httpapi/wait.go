@@ -224,6 +224,9 @@ func (s *Server) outcome(p *page.Page, timedOut bool) map[string]any {
 	}
 	out["data"] = map[string]any{"action_id": e.ActionID, "action_label": label, "comment": e.Comment, "form_data": form,
 		"outcome": e.OutcomeOf(), "final": !e.Step, "page_version": e.PageVersion, "content_hash": e.ContentHash}
+	if len(e.Edits) > 0 {
+		out["data"].(map[string]any)["edits"] = e.Edits
+	}
 	var method any
 	if e.AuthMethod != "" { // unknown for executions recorded before it was kept
 		method = e.AuthMethod

@@ -138,7 +138,17 @@ type Decision struct {
 	Outcome     string         `json:"outcome,omitempty" enum:"approved,rejected,none" jsonschema:"what the pressed action means: approved, rejected, or none (a neutral outcome)"`
 	PageVersion int            `json:"page_version,omitempty" jsonschema:"the page's content version the person decided on"`
 	ContentHash string         `json:"content_hash,omitempty" jsonschema:"sha256 of that version's canonical content: check that it is what you are about to act on"`
+	Edits       []DecisionEdit `json:"edits,omitempty" jsonschema:"the person's corrections of blocks you marked editable, approved with them: per block its data after the edit and a unified diff from your version; act on the edited version"`
 	Account     *Provisioned   `json:"account,omitempty" jsonschema:"present when this call created your Folio account"`
+}
+
+// DecisionEdit is one block the person corrected before approving.
+type DecisionEdit struct {
+	BlockID       string         `json:"block_id" jsonschema:"the block you marked editable"`
+	Type          string         `json:"type"`
+	Data          map[string]any `json:"data" jsonschema:"the block's data after the person's edit"`
+	Diff          string         `json:"diff" jsonschema:"unified diff from your version to theirs"`
+	DiffTruncated bool           `json:"diff_truncated,omitempty"`
 }
 
 // decisionOf turns the API's outcome into a Decision. A page still active is
@@ -159,6 +169,11 @@ func decisionOf(o *client.Outcome, url string, bound time.Duration) Decision {
 	if o.Data != nil {
 		d.ActionID, d.ActionLabel, d.Comment, d.FormData = o.Data.ActionID, o.Data.ActionLabel, o.Data.Comment, o.Data.FormData
 		d.Outcome, d.PageVersion, d.ContentHash = o.Data.Outcome, o.Data.PageVersion, o.Data.ContentHash
+		for _, e := range o.Data.Edits {
+			var data map[string]any
+			_ = json.Unmarshal(e.Data, &data) // the API sends the block's data object
+			d.Edits = append(d.Edits, DecisionEdit{BlockID: e.BlockID, Type: e.Type, Data: data, Diff: e.Diff, DiffTruncated: e.DiffTruncated})
+		}
 	}
 	if o.Actor != nil {
 		d.DecidedBy, d.AuthMethod = o.Actor.Identity, o.Actor.AuthMethod

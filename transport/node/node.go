@@ -48,6 +48,7 @@ type Config struct {
 	AllowPrivateCallbacks bool
 	MaxBody               int64
 	Limits                page.Limits
+	EditBytes             int           // the most bytes of data a block a reviewer edited may hold (--max-edit-bytes; 0: page.DefaultEditBytes)
 	IdleAfter             time.Duration // actor passivation
 	IdleAfterDone         time.Duration // passivation of a completed, revoked or expired page (0: IdleAfter)
 	MaxLivePages          int           // page actors kept live at most (least recently used passivate first); 0: 10,000, <0: no bound
@@ -192,6 +193,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Limits == (page.Limits{}) {
 		c.Limits = page.DefaultLimits
+	}
+	if c.EditBytes > 0 {
+		c.Limits.EditBytes = c.EditBytes
 	}
 	if c.MaxLivePages == 0 {
 		c.MaxLivePages = 10000

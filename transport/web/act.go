@@ -83,6 +83,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 			req.FormValues[name] = v
 		}
 	}
+	req.Edits = editsOf(o.Page, form)
 	if _, err := registry.Call[*page.Result](r.Context(), s.c.Pages, id, &page.Act{Viewer: c.Viewer(), ActionID: action, Req: req}); err != nil {
 		var fe *fault.Error
 		if !errors.As(err, &fe) {

@@ -77,7 +77,7 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 	turnOf(&d, o.Page, me)
 	opt := s.renderOptions(o.Page, d, now) // as the page draws it
 	id := ps.ByName("blockId")
-	for _, b := range o.Page.Blocks {
+	for _, b := range shownBlocks(o.Page) {
 		if b.ID == id {
 			buf := getBuf()
 			defer putBuf(buf)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"folio/actors/model/blocks"
 	"folio/actors/page"
 	"folio/transport/status"
 	"folio/transport/web/render"
@@ -236,7 +237,7 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 	v.renderOptions = s.renderOptions(p, v.Decide, now)
 	if withBlocks {
 		var blocks bytes.Buffer
-		render.Page(&blocks, p.Blocks, v.renderOptions)
+		render.Page(&blocks, shownBlocks(p), v.renderOptions)
 		v.Blocks = htmlOf(blocks.String())
 	}
 	v.Files = filesOf(p, o.Files, status)
@@ -253,6 +254,15 @@ func (s *Site) renderOptions(p *page.Page, d decideView, now time.Time) render.O
 	opt := render.Options{PageID: p.ID, Now: now, Cache: s.fragments, MaxBytes: s.c.MaxPageBytes}
 	if p.Status == page.Completed {
 		opt.Answers, opt.Stopped = sentAnswers(p), p.CompletedAt
+		if _, edits := page.EditedBlocks(p); edits != nil {
+			by := p.LastExecution().Actor
+			opt.Edited = make(map[string]render.EditMark, len(edits))
+			for _, b := range p.Blocks {
+				if ed, ok := edits[b.ID]; ok {
+					opt.Edited[b.ID] = render.EditMark{By: by, Diff: ed.Diff, Original: b}
+				}
+			}
+		}
 	}
 	if d.Open {
 		opt.FormID, opt.Actions = formID, map[string]bool{}
@@ -264,6 +274,13 @@ func (s *Site) renderOptions(p *page.Page, d decideView, now time.Time) render.O
 		}
 	}
 	return opt
+}
+
+// shownBlocks is the page's blocks as the review page draws them: the agent's,
+// with the data a decision's edits gave the blocks it edited (actors/page/edits.go).
+func shownBlocks(p *page.Page) []blocks.Block {
+	list, _ := page.EditedBlocks(p)
+	return list
 }
 
 func statusLabel(status string) string {

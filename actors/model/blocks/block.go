@@ -13,4 +13,7 @@ type Block struct {
 	Data  json.RawMessage `json:"data"`
 	Group string          `json:"group,omitempty"`
 	Tab   string          `json:"tab,omitempty"`
+	// Editable: the reviewer may edit the block before approving (editable.go);
+	// only top-level blocks of an editable type keep it.
+	Editable bool `json:"editable,omitempty"`
 }

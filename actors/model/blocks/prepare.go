@@ -48,21 +48,35 @@ func (c *checker) prepare(p string, b Block) Block {
 	bt := c.blockHead(p, b.Type, id, nil, nil)
 	if len(bytes.TrimSpace(b.Data)) == 0 {
 		c.data(join(p, "data"), bt, nil, false)
-		return b
+		return c.editable(p, b, nil)
 	}
 	v, err := decode(b.Data)
 	if err != nil {
 		if bt != nil {
 			c.warn(join(p, "data"), "is not valid JSON; send the %s fields as a JSON object", bt.name)
 		}
-		return b
+		return c.editable(p, b, nil)
 	}
+	b = c.editable(p, b, v)
 	c.changed = false
 	c.data(join(p, "data"), bt, v, true)
 	if c.changed {
 		if data, err := encode(v); err == nil {
 			b.Data = data
 		}
+	}
+	return b
+}
+
+// editable keeps b's editable mark only where editable.go allows it; elsewhere
+// the mark draws a warning and is dropped.
+func (c *checker) editable(p string, b Block, data any) Block {
+	if !b.Editable {
+		return b
+	}
+	if why := editableProblem(b, data); why != "" {
+		c.warn(join(p, "editable"), "%s", why)
+		b.Editable = false
 	}
 	return b
 }

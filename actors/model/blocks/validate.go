@@ -85,6 +85,9 @@ func (c *checker) nested(p string, v any) {
 		return
 	}
 	bt := c.blockHead(p, m["type"], m["id"], m["group"], m["tab"])
+	if e, ok := m["editable"].(bool); ok && e {
+		c.warn(join(p, "editable"), "only top-level blocks can be edited by the reviewer; the mark is ignored")
+	}
 	data, sent := m["data"]
 	c.data(join(p, "data"), bt, data, sent)
 }

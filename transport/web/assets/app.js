@@ -40,7 +40,7 @@
   }
 
   // ---- parts: redraw one part from the server, keeping what the person typed ----
-  var typed = "#decide input, #decide textarea, #composer textarea, #composer input, [name^='form_data.']";
+  var typed = "#decide input, #decide textarea, #composer textarea, #composer input, [name^='form_data.'], [data-edit] input, [data-edit] textarea";
   function saveTyped() {
     var saved = {};
     $$(typed).forEach(function (el) {
@@ -235,6 +235,28 @@
     });
     return values;
   }
+  // collectEdits: the corrections of editable blocks the person made (a block
+  // whose fields are all as drawn is left out), as execute-action takes them.
+  function collectEdits(form) {
+    var out = [];
+    $$("[data-edit]").forEach(function (box) {
+      var fields = $$("input, textarea", box).filter(function (el) { return !el.disabled && (!el.form || el.form === form); });
+      if (!fields.some(function (el) { return el.value !== el.defaultValue; })) return;
+      var e = { block_id: box.getAttribute("data-edit") }, kind = box.getAttribute("data-edit-kind");
+      if (kind === "content") e.content = fields[0].value;
+      else if (kind === "values") e.values = fields.map(function (el) { return el.value; });
+      else {
+        e.rows = [];
+        fields.forEach(function (el) {
+          var r = +el.getAttribute("data-r");
+          while (e.rows.length <= r) e.rows.push({});
+          if (el.value !== el.defaultValue) e.rows[r][el.getAttribute("data-col")] = el.value;
+        });
+      }
+      out.push(e);
+    });
+    return out;
+  }
   function decide(e) {
     var form = e.target;
     if (!form || form.id !== "decide") return;
@@ -250,6 +272,8 @@
       status.classList.remove("err");
       status.textContent = "Sending…";
       var payload = { form_values: formValues(form) };
+      var edits = collectEdits(form);
+      if (edits.length) payload.edits = edits;
       var seen = form.elements.page_version; // the content version this decision is about
       if (seen && seen.value) payload.page_version = +seen.value;
       var whoInput = $("#actor_identity"); // absent when signed in: the session says who

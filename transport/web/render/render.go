@@ -61,6 +61,9 @@ type Options struct {
 	// Stopped, when set, is when the page stopped taking decisions: countdowns show
 	// the time that was left then and do not tick.
 	Stopped *time.Time
+	// Edited, when set, are the top-level blocks (by id) the page's decision edited;
+	// they are drawn from the edited data passed in, with the marker (editor.go).
+	Edited map[string]EditMark
 }
 
 func (o *Options) maxBytes() int {
@@ -116,6 +119,7 @@ func cacheKey(c *Ctx, b blocks.Block) string {
 	sort.Strings(ids)
 	write(strings.Join(ids, "\x00"))
 	write(string(c.opt.Answers))
+	write(editCacheKey(c, b))
 	h.Write(b.Data)
 	return string(h.Sum(nil))
 }
@@ -297,6 +301,9 @@ type frame struct {
 	Top      bool
 	Body     template.HTML
 	Fallback bool // drawn generically because its own view failed
+	// After is drawn under a top-level block's body: its editor, or the marker of
+	// the decision's edit (editor.go).
+	After template.HTML
 }
 
 // TitleOf is a block's title (data.title), "" when it has none.
@@ -345,6 +352,9 @@ func drawBlock(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 	}
 	c.budget.blocks--
 	f := frame{DOMID: c.dom, ID: b.ID, Type: b.Type, Title: titleOf(b.Data), Level: c.Level(), Top: top}
+	if top {
+		f.After = editor(c, b) + edited(c, b)
+	}
 	out := &sink{buf: buf, limit: start + c.room - markerReserve}
 	switch model, ok := viewOf(c, b); {
 	case c.depth > MaxDepth:
@@ -405,9 +415,13 @@ func writeFrame(buf *sink, f *frame, body func(io.Writer) error) (err error) {
 	}()
 	writeBody := func() error {
 		if body != nil {
-			return body(buf)
+			if err := body(buf); err != nil {
+				return err
+			}
+		} else {
+			buf.str(string(f.Body))
 		}
-		buf.str(string(f.Body))
+		buf.str(string(f.After))
 		return nil
 	}
 	tag := "div"
