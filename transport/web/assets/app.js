@@ -158,16 +158,26 @@
     live.textContent = text;
     live.classList.toggle("off", !on);
   }
+  // A page kept in the back/forward cache is not open: its stream ends (others see
+  // this person leave) and starts again when the page is shown once more.
+  var stream = null;
+  window.addEventListener("pagehide", function (e) { if (e.persisted && stream) { stream.close(); stream = null; } });
+  window.addEventListener("pageshow", function (e) { if (e.persisted && !stream) listen(); });
   function listen() {
     if (!window.EventSource) return;
-    var es = new EventSource(base + "/events");
+    var es = new EventSource(base + "/events?presence=1"); // presence.js shows who else is here
     es.onopen = function () { setLive(true, "Live"); };
-    es.onerror = function () { setLive(false, "Reconnecting…"); };
+    stream = es;
+    es.onerror = function () {
+      setLive(false, "Reconnecting…");
+      document.dispatchEvent(new CustomEvent("folio:presence", { detail: null })); // unknown until the stream is back
+    };
     es.onmessage = function (e) {
       var ev;
       try { ev = JSON.parse(e.data); } catch (x) { return; }
       var t = ev.type || "";
       if (t === "connected") return;
+      if (t === "presence") { document.dispatchEvent(new CustomEvent("folio:presence", { detail: ev.data || {} })); return; }
       if (t === "reset") { es.close(); location.reload(); return; }
       if (/^blocks?\./.test(t)) onBlocks(ev);
       else if (/^comment\./.test(t)) refresh("comments");
