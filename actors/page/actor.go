@@ -42,6 +42,9 @@ type Deps struct {
 	// OpenComments is how many comments a page takes from people who are not its
 	// own (comments.go; 0: DefaultOpenComments).
 	OpenComments int
+	// PresenceEvery is the shortest interval between two presence frames of a page
+	// (presence.go; 0: DefaultPresenceEvery).
+	PresenceEvery time.Duration
 }
 
 // storageQuota is tenant's storage quota (0: unlimited or not enforced).
@@ -84,6 +87,7 @@ type Actor struct {
 	ent     *registry.Entity // idling, the panic answer, start/stop
 	subs    subscribers      // live stream clients (subscribers.go)
 	hashed  contentHashCache // the committed page's content hash (version.go)
+	pres    presence         // pacing of presence frames (presence.go)
 }
 
 // NewProducer makes page actors for a registry.
@@ -109,11 +113,20 @@ func (a *Actor) Receive(ctx actor.Context) { a.ent.Receive(ctx, a.handleMessage)
 func (a *Actor) ended() {
 	a.subs.closeAll()
 	a.stopWatching()
+	a.stopPresence()
 }
 
 func (a *Actor) handleMessage(ctx actor.Context) {
-	a.reply(ctx, a.decide(ctx.Message()))
+	if _, ok := ctx.Message().(presenceDue); ok {
+		a.presenceFired()
+	} else {
+		a.reply(ctx, a.decide(ctx.Message()))
+	}
 	a.watchPeers()
+	if a.subs.moved { // whoever joined or left is told within a presence period
+		a.subs.moved, a.pres.owed = false, true
+	}
+	a.pacePresence(ctx)
 	a.ent.Idle.SetPeriod(a.idlePeriod())
 }
 

@@ -102,11 +102,15 @@ func (a *Actor) visible(v Viewer) error {
 }
 
 // Subscribe registers a live subscriber for the page's events (Comments: comment
-// events only). It answers *Subscribed or an access error.
+// events only). It answers *Subscribed or an access error. Watching: the page
+// stream of someone who has the page open, counted in its presence (presence.go);
+// Presence: the subscriber also receives `presence` frames.
 type Subscribe struct {
 	Viewer
 	Sub      Subscriber
 	Comments bool
+	Watching bool
+	Presence bool
 }
 
 // Unsubscribe forgets a subscriber whose client went away (unknown ones are fine).
@@ -136,7 +140,7 @@ func (m *Subscribe) run(a *Actor) any {
 	if m.Sub == nil {
 		return fault.New(fault.Invalid, "no subscriber", nil)
 	}
-	a.subs.add(m.Sub, m.Comments, m.Viewer)
+	a.subs.add(subscription{sub: m.Sub, comments: m.Comments, viewer: m.Viewer, watching: m.Watching, presence: m.Presence})
 	return &Subscribed{PageID: a.id, TenantID: a.page.TenantID, Status: a.page.Status}
 }
 
@@ -150,12 +154,17 @@ func (m *Unsubscribe) run(a *Actor) any {
 type subscribers struct {
 	list []subscription
 	at   map[Subscriber]int
+	// moved: a watching subscription came or went since the page last looked
+	// (presence.go), so its presence frame is owed.
+	moved bool
 }
 
 type subscription struct {
 	sub      Subscriber
 	comments bool
 	viewer   Viewer // who subscribed: access is checked again whenever it may have changed
+	watching bool   // counted in the page's presence
+	presence bool   // receives presence frames
 }
 
 func (s *subscribers) live() bool { return len(s.list) > 0 }
@@ -168,16 +177,18 @@ func (s *subscribers) closeAll() {
 	s.list, s.at = nil, nil
 }
 
-func (s *subscribers) add(sub Subscriber, comments bool, v Viewer) {
+func (s *subscribers) add(x subscription) {
 	if s.at == nil {
 		s.at = map[Subscriber]int{}
 	}
-	if i, ok := s.at[sub]; ok {
-		s.list[i].comments, s.list[i].viewer = comments, v
+	s.moved = s.moved || x.watching
+	if i, ok := s.at[x.sub]; ok {
+		s.moved = s.moved || s.list[i].watching
+		s.list[i] = x
 		return
 	}
-	s.at[sub] = len(s.list)
-	s.list = append(s.list, subscription{sub: sub, comments: comments, viewer: v})
+	s.at[x.sub] = len(s.list)
+	s.list = append(s.list, x)
 }
 
 func (s *subscribers) remove(sub Subscriber) {
@@ -185,6 +196,7 @@ func (s *subscribers) remove(sub Subscriber) {
 	if !ok {
 		return
 	}
+	s.moved = s.moved || s.list[i].watching
 	last := len(s.list) - 1
 	if i != last {
 		s.list[i] = s.list[last]

@@ -99,9 +99,9 @@ func TestSealedEventKeepsItsPayloadWhenTheLogNumbersIt(t *testing.T) {
 func TestFanoutFiltersAndDropsRefusingSubscribers(t *testing.T) {
 	a := &Actor{id: "pg_1", page: &Page{ID: "pg_1", TenantID: "t"}}
 	all, comments, slow := &fakeSub{}, &fakeSub{}, &fakeSub{refuse: true}
-	a.subs.add(all, false, Viewer{})
-	a.subs.add(comments, true, Viewer{})
-	a.subs.add(slow, false, Viewer{})
+	a.subs.add(subscription{sub: all})
+	a.subs.add(subscription{sub: comments, comments: true})
+	a.subs.add(subscription{sub: slow})
 	now := time.Now()
 	a.fanout([]Event{
 		{Type: "comment.added", PageID: "pg_1", At: now},

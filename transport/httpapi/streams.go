@@ -46,13 +46,18 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 	if _, err := pageID(id); err != nil {
 		return err
 	}
+	presence, err := wantsPresence(r, comments)
+	if err != nil {
+		return err
+	}
 	release, err := rt.holdStream(w, r, v.KeyID, v.SessionID)
 	if err != nil {
 		return err
 	}
 	c := rt.d.Hub.NewConn()
 	c.OnClose(release) // the stream's place is held until it ends, however it ends
-	sub, err := registry.Call[*page.Subscribed](r.Context(), rt.pages, id, &page.Subscribe{Viewer: v, Sub: c, Comments: comments})
+	sub, err := registry.Call[*page.Subscribed](r.Context(), rt.pages, id, &page.Subscribe{Viewer: v, Sub: c, Comments: comments,
+		Watching: !comments, Presence: presence})
 	if err != nil {
 		c.Close()
 		return err
@@ -153,6 +158,23 @@ func replayCut(pageID string) *frame.Frame {
 
 // lastEventID reads the replay position: the Last-Event-ID header (SSE reconnects)
 // or ?last_event_id= (WebSocket, or clients that cannot set headers).
+// wantsPresence reads ?presence= of the page stream: true (or 1) asks for the
+// page's `presence` frames (actors/page/presence.go); the comment stream has none.
+func wantsPresence(r *http.Request, comments bool) (bool, error) {
+	raw := r.URL.Query().Get("presence")
+	if raw == "" {
+		return false, nil
+	}
+	on, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, fault.Field("presence", "boolean", "presence must be true or false (1 or 0)")
+	}
+	if on && comments {
+		return false, fault.Field("presence", "page_stream_only", "presence is sent on the page's event stream (GET /v1/pages/{id}/events), not on its comment stream")
+	}
+	return on, nil
+}
+
 func lastEventID(r *http.Request) (uint64, bool, error) {
 	raw := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
 	if raw == "" {

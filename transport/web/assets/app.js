@@ -158,21 +158,28 @@
     live.textContent = text;
     live.classList.toggle("off", !on);
   }
+  // A page kept in the back/forward cache is not open: its stream ends (others see
+  // this person leave, and the browser's six connections to the site stay free for
+  // the pages opened next), and a page shown again from the cache reloads, so it
+  // shows the page as it now is.
+  var stream = null;
+  window.addEventListener("pagehide", function () { if (stream) { stream.close(); stream = null; } });
+  window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
   function listen() {
     if (!window.EventSource) return;
-    var es = new EventSource(base + "/events");
-    // The back/forward cache keeps a left page's stream open, and a browser opens
-    // six connections to one origin: a seventh page would wait for ever. The stream
-    // closes when the page is hidden, and a page shown again from the cache reloads.
-    window.addEventListener("pagehide", function () { es.close(); });
-    window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
+    var es = new EventSource(base + "/events?presence=1"); // presence.js shows who else is here
     es.onopen = function () { setLive(true, "Live"); };
-    es.onerror = function () { setLive(false, "Reconnecting…"); };
+    stream = es;
+    es.onerror = function () {
+      setLive(false, "Reconnecting…");
+      document.dispatchEvent(new CustomEvent("folio:presence", { detail: null })); // unknown until the stream is back
+    };
     es.onmessage = function (e) {
       var ev;
       try { ev = JSON.parse(e.data); } catch (x) { return; }
       var t = ev.type || "";
       if (t === "connected") return;
+      if (t === "presence") { document.dispatchEvent(new CustomEvent("folio:presence", { detail: ev.data || {} })); return; }
       if (t === "reset") { es.close(); location.reload(); return; }
       if (/^blocks?\./.test(t)) onBlocks(ev);
       else if (/^comment\./.test(t)) refresh("comments");
