@@ -112,11 +112,19 @@ func stalledAndFast(t *testing.T, ws bool) {
 			}
 		}()
 	}
+	// The writers end before the test does, even when it fails early: a writer
+	// still posting after the server has closed would crash the whole package.
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); wg.Wait() })
 	go func() {
+		defer close(next)
 		for i := 0; i < events; i++ {
-			next <- i
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
 		}
-		close(next)
 	}()
 	got := fast.collect(60*time.Second, func(ms []msg) bool { return len(ms) >= events })
 	wg.Wait()
