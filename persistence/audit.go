@@ -119,6 +119,23 @@ func (s *Store) AuditGroup(chain, group string, skip, limit int) (records []Audi
 	return records, total, err
 }
 
+// LastAuditInGroup is the newest record of one group of chain that match accepts
+// (ok false when none does), looked for newest first.
+func (s *Store) LastAuditInGroup(chain, group string, match func(AuditRecord) bool) (rec AuditRecord, ok bool, err error) {
+	err = s.View(func(tx *Tx) error {
+		prefix := append([]byte(group), 0)
+		tx.Scan(groupBucket, prefix, true, func(k, _ []byte) bool {
+			r, found := tx.AuditRecordAt(chain, ReadU64(k[len(prefix):]))
+			if found && match(r) {
+				rec, ok = r, true
+			}
+			return !ok
+		})
+		return nil
+	})
+	return rec, ok, err
+}
+
 // AuditRecordAt reads one record of chain.
 func (t *Tx) AuditRecordAt(chain string, seq uint64) (AuditRecord, bool) {
 	v := t.Get(auditBucket, auditKey(chain, seq))

@@ -48,6 +48,9 @@ type actionExecuted struct {
 	FormData    json.RawMessage `json:"form_data"`
 	Outcome     string          `json:"outcome"`
 	PageVersion int             `json:"page_version"`
+	// Receipt: the audit entry that recorded the decision, to verify offline
+	// (page/receipt.go); null only for an event recorded without one.
+	Receipt *page.Receipt `json:"receipt"`
 }
 
 type stepCompleted struct {
@@ -92,7 +95,8 @@ func callbackBody(ev page.Event) ([]byte, error) {
 	case page.ActionExecuted:
 		env.Data = actionExecuted{ActionID: d.ActionID, ActionLabel: d.ActionLabel, Comment: d.Comment,
 			Decision: orNull(d.Decision), FormData: d.FormData,
-			Outcome: page.OutcomeOf(d.Decision), Final: !d.Verdict.Step, PageVersion: d.Verdict.PageVersion, ContentHash: d.Verdict.ContentHash}
+			Outcome: page.OutcomeOf(d.Decision), Final: !d.Verdict.Step, PageVersion: d.Verdict.PageVersion, ContentHash: d.Verdict.ContentHash,
+			Receipt: d.Receipt}
 		env.Actor = personOf(ev.Actor)
 		env.PageState = &pageState{Current: d.PageState.Current, Previous: d.PageState.Previous}
 	case page.ApprovalStepCompleted:

@@ -88,6 +88,7 @@ type actionExecutedStream struct {
 	Outcome     string           `json:"outcome"`
 	PageState   pageStateStream  `json:"page_state"`
 	PageVersion int              `json:"page_version,omitempty"`
+	Receipt     *Receipt         `json:"receipt,omitempty"` // private: the agent's views only
 }
 
 type pageStateStream struct {
@@ -97,7 +98,7 @@ type pageStateStream struct {
 
 func (d ActionExecuted) stream(by *Person) any {
 	v := d.shared(by)
-	v.Comment, v.FormData = &d.Comment, &d.FormData
+	v.Comment, v.FormData, v.Receipt = &d.Comment, &d.FormData, d.Receipt
 	return v
 }
 
