@@ -129,7 +129,7 @@ func TestFanoutFiltersAndDropsRefusingSubscribers(t *testing.T) {
 func TestReplayedFramesMatchLiveOnes(t *testing.T) {
 	comment := "private"
 	e := Event{ID: "evt_1", Seq: 9007199254740993, Type: "action.executed", PageID: "pg_1", TenantID: "t",
-		At:    time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC),
+		At: time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC),
 		Data: ActionExecuted{ActionID: "approve", Comment: &comment, FormData: json.RawMessage(`{"x":1}`),
 			Receipt: NewReceipt(persistence.AuditRecord{Seq: 3, Hash: "sha256:ab", Entry: []byte(`{"comment":"private"}`)}, Verdict{})},
 		Actor: &Person{Identity: "r@example.com"}}
