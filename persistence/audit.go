@@ -55,9 +55,12 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last st
 		return 0, "", nil
 	}
 	seq, prev := t.auditHead(chain)
-	leaves, err := t.growTree(chain, seq)
-	if err != nil {
-		return 0, "", err
+	leaves := int64(-1)
+	if !t.noTree {
+		var err error
+		if leaves, err = t.growTree(chain, seq); err != nil {
+			return 0, "", err
+		}
 	}
 	first = seq + 1
 	for _, entry := range entries {

@@ -86,6 +86,7 @@ func Mount(r Router, c Config) *Site {
 	s.mountPages(r)
 	s.mountUsage(r)
 	s.mountMembers(r)
+	s.mountAudit(r)
 	s.mountKeys(r)
 	s.mountDeliveries(r)
 	return s
