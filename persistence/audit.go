@@ -55,9 +55,12 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last st
 		return 0, "", nil
 	}
 	seq, prev := t.auditHead(chain)
-	leaves, err := t.growTree(chain, seq)
-	if err != nil {
-		return 0, "", err
+	leaves := int64(-1)
+	if !t.noTree {
+		var err error
+		if leaves, err = t.growTree(chain, seq); err != nil {
+			return 0, "", err
+		}
 	}
 	first = seq + 1
 	for _, entry := range entries {
@@ -117,6 +120,23 @@ func (s *Store) AuditGroup(chain, group string, skip, limit int) (records []Audi
 		return nil
 	})
 	return records, total, err
+}
+
+// LastAuditInGroup is the newest record of one group of chain that match accepts
+// (ok false when none does), looked for newest first.
+func (s *Store) LastAuditInGroup(chain, group string, match func(AuditRecord) bool) (rec AuditRecord, ok bool, err error) {
+	err = s.View(func(tx *Tx) error {
+		prefix := append([]byte(group), 0)
+		tx.Scan(groupBucket, prefix, true, func(k, _ []byte) bool {
+			r, found := tx.AuditRecordAt(chain, ReadU64(k[len(prefix):]))
+			if found && match(r) {
+				rec, ok = r, true
+			}
+			return !ok
+		})
+		return nil
+	})
+	return rec, ok, err
 }
 
 // AuditRecordAt reads one record of chain.

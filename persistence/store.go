@@ -47,6 +47,7 @@ type Store struct {
 	maxBatch  int
 	observe   func(batch int, took time.Duration)
 	readFault func() error
+	noTree    bool // Options.NoAuditTree
 }
 
 type commitReq struct {
@@ -68,6 +69,10 @@ type Options struct {
 	// the read as an engine failure would (ErrUnavailable). Tests use it to make
 	// reads fail on demand; it is nil in service.
 	ReadFault func() error
+	// NoAuditTree leaves the audit chains without their Merkle trees (audit_tree.go):
+	// for benchmarks that measure what the tree costs, never in service (a chain
+	// appended without its tree is caught up later, catchUp leaves at a time).
+	NoAuditTree bool
 }
 
 // Open opens (creating if needed) the bbolt store dir/folio.db.
@@ -114,6 +119,7 @@ func newStore(e engine, opt Options) *Store {
 		maxBatch:  opt.MaxBatch,
 		observe:   opt.Observe,
 		readFault: opt.ReadFault,
+		noTree:    opt.NoAuditTree,
 	}
 	go s.commitLoop()
 	return s
@@ -128,6 +134,10 @@ func newStore(e engine, opt Options) *Store {
 // answer, a race lost more often than retried) is ErrUnavailable: nothing was
 // written, and the caller is told to try again (503), never that it failed for good.
 func (s *Store) Update(fn func(*Tx) error) error {
+	if s.noTree {
+		inner := fn
+		fn = func(tx *Tx) error { tx.noTree = true; return inner(tx) }
+	}
 	req := &commitReq{fn: fn, done: make(chan error, 1)}
 	s.mu.RLock()
 	if s.closed {

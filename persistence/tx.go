@@ -11,9 +11,13 @@ import (
 // replaced by that error, so nothing is committed on the strength of a read that
 // silently found nothing.
 type Tx struct {
-	t   txn
-	err error
+	t      txn
+	err    error
+	noTree bool // the store's Options.NoAuditTree
 }
+
+// AuditTreeOff reports whether the store keeps no audit trees (Options.NoAuditTree).
+func (t *Tx) AuditTreeOff() bool { return t.noTree }
 
 // fail records the first engine error of the transaction.
 func (t *Tx) fail(err error) {

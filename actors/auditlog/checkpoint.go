@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"folio/persistence"
 
@@ -40,6 +41,8 @@ type Checkpoint struct {
 	Size   int64
 	Root   tlog.Hash
 	Note   []byte // the note as signed: the text, a blank line, the signature line
+	// SignedAt is when this server signed it (not part of the note).
+	SignedAt time.Time
 }
 
 // New serves the checkpoints of store's trees signed with key.
@@ -68,7 +71,7 @@ func (l *Log) Latest(tenant string) (Checkpoint, error) {
 	if c, ok := l.cache[tenant]; ok && c.Size == size && c.Root == root {
 		return c, nil
 	}
-	c := Checkpoint{Origin: l.Origin(tenant), Size: size, Root: root}
+	c := Checkpoint{Origin: l.Origin(tenant), Size: size, Root: root, SignedAt: time.Now().UTC()}
 	signed, err := note.Sign(&note.Note{Text: FormatCheckpoint(c.Origin, size, root)}, l.key.Signer)
 	if err != nil {
 		return Checkpoint{}, err

@@ -50,6 +50,9 @@ type actionExecuted struct {
 	PageVersion int             `json:"page_version"`
 	// Edits: the reviewer's corrections the approval carries; absent without any.
 	Edits []page.Edit `json:"edits,omitempty"`
+	// Receipt: the audit entry that recorded the decision, to verify offline
+	// (page/receipt.go); null only for an event recorded without one.
+	Receipt *page.Receipt `json:"receipt"`
 }
 
 type stepCompleted struct {
@@ -94,7 +97,8 @@ func callbackBody(ev page.Event) ([]byte, error) {
 	case page.ActionExecuted:
 		env.Data = actionExecuted{ActionID: d.ActionID, ActionLabel: d.ActionLabel, Comment: d.Comment,
 			Decision: orNull(d.Decision), FormData: d.FormData,
-			Outcome: page.OutcomeOf(d.Decision), Final: !d.Verdict.Step, PageVersion: d.Verdict.PageVersion, ContentHash: d.Verdict.ContentHash, Edits: d.Verdict.Edits}
+			Outcome: page.OutcomeOf(d.Decision), Final: !d.Verdict.Step, PageVersion: d.Verdict.PageVersion, ContentHash: d.Verdict.ContentHash, Edits: d.Verdict.Edits,
+			Receipt: d.Receipt}
 		env.Actor = personOf(ev.Actor)
 		env.PageState = &pageState{Current: d.PageState.Current, Previous: d.PageState.Previous}
 	case page.ApprovalStepCompleted:

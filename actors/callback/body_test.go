@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"folio/actors/page"
+	"folio/persistence"
 )
 
 func TestCallbackBodiesHaveExactlyTheSpecFields(t *testing.T) {
@@ -13,14 +14,18 @@ func TestCallbackBodiesHaveExactlyTheSpecFields(t *testing.T) {
 	ev := page.Event{ID: "evt_1", Type: "action.executed", PageID: "pg_1", At: at,
 		Data: page.ActionExecuted{ActionID: "approve", ActionLabel: "Approve",
 			Comment: nil, FormData: nil, PageState: page.PageState{Previous: "active", Current: "completed"}, Decision: "approved",
-			Verdict: page.Verdict{PageVersion: 3, ContentHash: "sha256:ab"}},
+			Verdict: page.Verdict{PageVersion: 3, ContentHash: "sha256:ab"},
+			Receipt: page.NewReceipt(persistence.AuditRecord{Seq: 7, Hash: "sha256:cd", Entry: []byte(`{"a":1}`)},
+				page.Verdict{PageVersion: 3, ContentHash: "sha256:ab"})},
 		Actor: &page.Person{Identity: "alice", AuthMethod: "api_key"}}
 	b, err := callbackBody(ev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"event":"action.executed","event_id":"evt_1","page_id":"pg_1","timestamp":"2026-02-03T04:05:06Z",` +
-		`"data":{"action_id":"approve","action_label":"Approve","comment":null,"content_hash":"sha256:ab","decision":"approved","final":true,"form_data":null,"outcome":"approved","page_version":3},` +
+		`"data":{"action_id":"approve","action_label":"Approve","comment":null,"content_hash":"sha256:ab","decision":"approved","final":true,"form_data":null,"outcome":"approved","page_version":3,` +
+		`"receipt":{"chain_hash":"sha256:cd","checkpoint":null,"content_hash":"sha256:ab","entry":7,"entry_base64":"eyJhIjoxfQ==",` +
+		`"leaf_hash":"xyYUY+vXdvRlC20P6ULZzDjJJdkPd9RAq2341d0ljF8=","leaf_index":6,"page_version":3,"proof":null,"proof_url":"/v1/audit/proof/inclusion?entry=7"}},` +
 		`"actor":{"auth_method":"api_key","identity":"alice"},"page_state":{"current":"completed","previous":"active"}}`
 	if string(b) != want {
 		t.Errorf("body\n%s\nwant\n%s", b, want)

@@ -63,6 +63,8 @@ type ActionExecuted struct {
 	// Verdict: the outcome, whether the page ended, and the content version and
 	// hash the decision was made on (verdict.go, version.go).
 	Verdict Verdict
+	// Receipt: the audit entry that recorded it (receipt.go), set in the commit.
+	Receipt *Receipt
 }
 
 // PageState is the page's status before and after an action.

@@ -104,7 +104,7 @@ type withPrivate interface {
 
 // privateKeys are the stream's keys of the private fields (see withPrivate), for
 // payloads read back from the agent log.
-var privateKeys = []string{"form_data", "comment"}
+var privateKeys = []string{"form_data", "comment", "receipt"}
 
 // PublicFrameOf encodes e for the page's public streams: the agent's frame unless its
 // data holds private fields, which are left out.

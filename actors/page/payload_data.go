@@ -89,7 +89,8 @@ type actionExecutedStream struct {
 	PageState   pageStateStream  `json:"page_state"`
 	PageVersion int              `json:"page_version,omitempty"`
 	// Edits are the reviewer's corrections (edits.go): the agent's stream only.
-	Edits []Edit `json:"edits,omitempty"`
+	Edits   []Edit   `json:"edits,omitempty"`
+	Receipt *Receipt `json:"receipt,omitempty"` // private: the agent's views only
 }
 
 type pageStateStream struct {
@@ -99,7 +100,7 @@ type pageStateStream struct {
 
 func (d ActionExecuted) stream(by *Person) any {
 	v := d.shared(by)
-	v.Comment, v.FormData, v.Edits = &d.Comment, &d.FormData, d.Verdict.Edits
+	v.Comment, v.FormData, v.Edits, v.Receipt = &d.Comment, &d.FormData, d.Verdict.Edits, d.Receipt
 	return v
 }
 

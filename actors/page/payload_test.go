@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"folio/actors/model/blocks"
+	"folio/persistence"
 )
 
 // everyPayload is one payload of every event type the page emits, every optional
@@ -20,7 +21,8 @@ func everyPayload() []EventData {
 		PageRevoked{Reason: "r"}, PageRenewed{ExpiresAt: at}, PageExpired{Reason: "timeout", ExpiredAt: at},
 		PageCompleted{ActionID: "approve", Decision: DecisionApproved}, PageViewed{ViewCount: 1, UserAgent: "ua"},
 		ActionExecuted{ActionID: "approve", ActionLabel: "Approve", Comment: &comment, Decision: DecisionApproved,
-			FormData: json.RawMessage(`{"x":1}`), PageState: PageState{Previous: Active, Current: Completed}},
+			FormData: json.RawMessage(`{"x":1}`), PageState: PageState{Previous: Active, Current: Completed},
+			Receipt: NewReceipt(persistence.AuditRecord{Seq: 1, Hash: "sha256:ab", Entry: []byte(`{}`)}, Verdict{PageVersion: 1})},
 		FormSubmitted{ActionID: "submit", FormData: json.RawMessage(`{"x":1}`)},
 		ApprovalStepCompleted{StepID: "s1", StepName: "One", Decision: DecisionApproved, DecidedBy: "a@x", NextStep: "s2"},
 		ApprovalChainCompleted{FinalDecision: DecisionApproved, Steps: []StepSummary{{StepID: "s1", Decision: DecisionApproved}}},

@@ -139,8 +139,12 @@ func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byt
 			}
 		}
 	}
-	if err := appendAudits(tx, next.TenantID, entries); err != nil {
+	first, err := appendAudits(tx, next.TenantID, entries)
+	if err != nil {
 		return err
+	}
+	if !tx.AuditTreeOff() {
+		stampReceipts(tx, next.TenantID, first, entries, events)
 	}
 	if len(events) > 0 {
 		for _, o := range d.Outlets {
@@ -197,14 +201,15 @@ func DueForExpiry(store *persistence.Store, now time.Time, limit int) ([]string,
 
 // appendAudits links encoded entries, in order, to the tenant's chain inside tx,
 // grouped by page for the page's audit listing.
-func appendAudits(tx *persistence.Tx, tenant string, es []audit.Encoded) error {
+// It returns the sequence of the first.
+func appendAudits(tx *persistence.Tx, tenant string, es []audit.Encoded) (uint64, error) {
 	if len(es) == 0 {
-		return nil
+		return 0, nil
 	}
 	raw, groups := make([][]byte, len(es)), make([]string, len(es))
 	for i, e := range es {
 		raw[i], groups[i] = e.JSON, e.PageID
 	}
-	_, _, err := tx.AppendAuditsGrouped(tenant, raw, groups)
-	return err
+	first, _, err := tx.AppendAuditsGrouped(tenant, raw, groups)
+	return first, err
 }

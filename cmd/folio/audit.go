@@ -18,6 +18,19 @@ you kept, with the server's verifier key (GET /v1/audit/key, pinned): every
 checkpoint's signature, every chain hash, and the Merkle root of the first
 SIZE entries against each checkpoint. Prints the first bad entry and exits 1
 when the export is not the log the checkpoints vouch for. No server needed.
+
+usage: folio audit verify-receipt --key KEY.pub [--checkpoint FILE --proof FILE | --server URL] RECEIPT.json
+
+Checks a decision's receipt offline: the receipt itself, or an action.executed
+callback body, wait answer or MCP decision holding one ("-" reads standard
+input). It checks that the entry bytes hash to the receipt's leaf, that the
+entry records the receipt's page_version and content_hash, that the checkpoint
+is signed by the key, and that the inclusion proof leads from the leaf to the
+checkpoint's root. A wait answer carries its checkpoint and proof; for a
+callback's receipt give them as files (GET /v1/audit/checkpoint and
+GET /v1/audit/proof/inclusion?entry=N&size=SIZE), or --server URL with
+--api-key (FOLIO_API_KEY) to fetch both. Lists what held and exits 1 at the
+first check that fails.
 `
 
 // multiFlag collects a repeated flag.
@@ -30,6 +43,9 @@ func runAudit(args []string, stdout io.Writer) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, auditUsage)
 		return nil
+	}
+	if args[0] == "verify-receipt" {
+		return runVerifyReceipt(args[1:], stdout)
 	}
 	if args[0] != "verify" {
 		return fmt.Errorf("unknown audit command %q\n%s", args[0], auditUsage)

@@ -245,6 +245,15 @@ func kill9LosesNothingAcknowledged(t *testing.T, store []string) {
 			if m["status"] != "completed" {
 				t.Errorf("page %s: acknowledged action lost (status %v)", id, m["status"])
 			}
+			// Its audit entry is in the tree the restarted server signs: the wait
+			// answer's receipt (checkpoint and inclusion proof) verifies offline.
+			r, err := findReceipt(rawGet(t, p2, "/v1/pages/"+id+"/wait", key))
+			if err != nil {
+				t.Fatalf("page %s: the wait answer after the restart: %v", id, err)
+			}
+			if _, err := auditlog.VerifyReceipt(r, string(vkey), nil, nil); err != nil {
+				t.Errorf("page %s: the acknowledged decision (entry %d) is not in the checkpoint signed after kill -9: %v", id, r.Entry, err)
+			}
 		}
 		// A comment and its agent event commit together: both are there.
 		if cid, ok := a.commented[id]; ok {

@@ -39,6 +39,7 @@ type ActionExecutedData struct {
 	Decision    string         `json:"decision"`
 	FormData    map[string]any `json:"form_data"`
 	Verdict
+	Receipt *Receipt `json:"receipt"` // the audit entry that recorded the decision
 }
 
 // StepCompletedData is the Data of approval.step_completed.

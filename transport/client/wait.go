@@ -38,6 +38,9 @@ type OutcomeData struct {
 	PageVersion int            `json:"page_version"` // the content version decided on (0: recorded before versions)
 	ContentHash string         `json:"content_hash"` // sha256:… of that version's canonical content
 	Edits       []Edit         `json:"edits"`        // the reviewer's corrections the approval carries
+	// Receipt: the decision's audit entry with a signed checkpoint that includes
+	// it; nil on a server that signs no checkpoints.
+	Receipt *Receipt `json:"receipt"`
 }
 
 // Wait blocks until the page no longer waits for a decision (completed, expired,

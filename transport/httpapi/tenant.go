@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"folio/actors/auditlog"
 	"net/http"
 
 	"github.com/julienschmidt/httprouter"
@@ -36,6 +37,10 @@ func (s *Server) qualityScore(w http.ResponseWriter, _ *http.Request, _ httprout
 	writeJSON(w, http.StatusOK, q)
 	return nil
 }
+
+// AuditLog signs the tenants' audit checkpoints (the dashboard's audit screen);
+// nil on a node that keeps no audit trees.
+func (s *Server) AuditLog() *auditlog.Log { return s.audit }
 
 // PlanOf is the tenant's effective plan (the dashboard's usage page).
 func (s *Server) PlanOf(t tenant.Tenant) tenant.Plan { return s.planLimits(t) }

@@ -140,7 +140,11 @@ func (s *Server) outcomeBody(ctx context.Context, id string, who tenant.Principa
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(s.outcome(res.Page, timedOut))
+	out, err := s.outcome(res.Page, timedOut)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(out)
 	return append(b, '\n'), err
 }
 
@@ -200,8 +204,10 @@ func waitTimeout(raw string) (time.Duration, error) {
 
 // outcome is the page's decision as a waiting agent reads it: the data of the
 // action.executed callback (the action that completed the page), who decided and
-// how that was verified, and the page's state.
-func (s *Server) outcome(p *page.Page, timedOut bool) map[string]any {
+// how that was verified, and the page's state. The action's data carries its
+// receipt (page/receipt.go) with a signed checkpoint that includes it; null on a
+// server that signs no checkpoints or for a decision recorded before receipts.
+func (s *Server) outcome(p *page.Page, timedOut bool) (map[string]any, error) {
 	status := page.EffectiveStatus(p, s.now())
 	out := map[string]any{"pageId": p.ID, "status": status, "timed_out": timedOut && status == page.Active,
 		"decision": optString(p.Decision), "decided_at": p.CompletedAt, "data": nil, "actor": nil, "approval_chain": nil}
@@ -209,7 +215,7 @@ func (s *Server) outcome(p *page.Page, timedOut bool) map[string]any {
 		out["approval_chain"] = c.View()
 	}
 	if status != page.Completed || len(p.Executions) == 0 {
-		return out
+		return out, nil
 	}
 	e := p.Executions[len(p.Executions)-1]
 	label := e.ActionID
@@ -222,8 +228,15 @@ func (s *Server) outcome(p *page.Page, timedOut bool) map[string]any {
 	if len(e.FormData) > 0 {
 		form = e.FormData
 	}
+	var receipt *page.Receipt
+	if s.audit != nil {
+		var err error
+		if receipt, err = s.audit.Receipt(p.TenantID, p.ID, e); err != nil {
+			return nil, err
+		}
+	}
 	out["data"] = map[string]any{"action_id": e.ActionID, "action_label": label, "comment": e.Comment, "form_data": form,
-		"outcome": e.OutcomeOf(), "final": !e.Step, "page_version": e.PageVersion, "content_hash": e.ContentHash}
+		"outcome": e.OutcomeOf(), "final": !e.Step, "page_version": e.PageVersion, "content_hash": e.ContentHash, "receipt": receipt}
 	if len(e.Edits) > 0 {
 		out["data"].(map[string]any)["edits"] = e.Edits
 	}
@@ -236,5 +249,5 @@ func (s *Server) outcome(p *page.Page, timedOut bool) map[string]any {
 		actor["key"] = *e.Key
 	}
 	out["actor"] = actor
-	return out
+	return out, nil
 }

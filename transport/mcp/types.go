@@ -122,24 +122,25 @@ type Published struct {
 
 // Decision is how a page ended, or that it has not yet.
 type Decision struct {
-	PageID      string         `json:"pageId"`
-	PageURL     string         `json:"pageUrl,omitempty"`
-	Status      string         `json:"status" enum:"pending,completed,expired,revoked,draft" jsonschema:"pending: nobody has decided yet (call wait_for_decision again); completed: decided; expired or revoked: it will not be decided; draft: not published yet"`
-	TimedOut    bool           `json:"timed_out" jsonschema:"true when this call stopped waiting with the page still pending"`
-	Next        string         `json:"next,omitempty" jsonschema:"what to do now, when the page is still pending"`
-	Decision    string         `json:"decision,omitempty" enum:"approved,rejected" jsonschema:"what was decided"`
-	ActionID    string         `json:"action_id,omitempty" jsonschema:"the button that was pressed"`
-	ActionLabel string         `json:"action_label,omitempty"`
-	Comment     string         `json:"comment,omitempty" jsonschema:"what the person wrote with the decision"`
-	FormData    map[string]any `json:"form_data,omitempty" jsonschema:"the person's answers to the page's form"`
-	DecidedBy   string         `json:"decided_by,omitempty" jsonschema:"who decided"`
-	AuthMethod  string         `json:"auth_method,omitempty" enum:"magic_link,oauth,link,api_key" jsonschema:"how their identity was verified: magic_link or oauth (signed in), link (a name they typed), api_key (you vouched for it)"`
-	DecidedAt   string         `json:"decided_at,omitempty" jsonschema:"RFC 3339"`
-	Outcome     string         `json:"outcome,omitempty" enum:"approved,rejected,none" jsonschema:"what the pressed action means: approved, rejected, or none (a neutral outcome)"`
-	PageVersion int            `json:"page_version,omitempty" jsonschema:"the page's content version the person decided on"`
-	ContentHash string         `json:"content_hash,omitempty" jsonschema:"sha256 of that version's canonical content: check that it is what you are about to act on"`
-	Edits       []DecisionEdit `json:"edits,omitempty" jsonschema:"the person's corrections of blocks you marked editable, approved with them: per block its data after the edit and a unified diff from your version; act on the edited version"`
-	Account     *Provisioned   `json:"account,omitempty" jsonschema:"present when this call created your Folio account"`
+	PageID      string          `json:"pageId"`
+	PageURL     string          `json:"pageUrl,omitempty"`
+	Status      string          `json:"status" enum:"pending,completed,expired,revoked,draft" jsonschema:"pending: nobody has decided yet (call wait_for_decision again); completed: decided; expired or revoked: it will not be decided; draft: not published yet"`
+	TimedOut    bool            `json:"timed_out" jsonschema:"true when this call stopped waiting with the page still pending"`
+	Next        string          `json:"next,omitempty" jsonschema:"what to do now, when the page is still pending"`
+	Decision    string          `json:"decision,omitempty" enum:"approved,rejected" jsonschema:"what was decided"`
+	ActionID    string          `json:"action_id,omitempty" jsonschema:"the button that was pressed"`
+	ActionLabel string          `json:"action_label,omitempty"`
+	Comment     string          `json:"comment,omitempty" jsonschema:"what the person wrote with the decision"`
+	FormData    map[string]any  `json:"form_data,omitempty" jsonschema:"the person's answers to the page's form"`
+	DecidedBy   string          `json:"decided_by,omitempty" jsonschema:"who decided"`
+	AuthMethod  string          `json:"auth_method,omitempty" enum:"magic_link,oauth,email_link,slack,link,api_key,timeout" jsonschema:"how their identity was verified: magic_link or oauth (signed in), email_link (confirmed a decision link mailed to them), slack (a Slack button; the address Slack gave), link (a name they typed), api_key (you vouched for it), timeout (nobody decided by the deadline: the default outcome)"`
+	DecidedAt   string          `json:"decided_at,omitempty" jsonschema:"RFC 3339"`
+	Outcome     string          `json:"outcome,omitempty" enum:"approved,rejected,none" jsonschema:"what the pressed action means: approved, rejected, or none (a neutral outcome)"`
+	PageVersion int             `json:"page_version,omitempty" jsonschema:"the page's content version the person decided on"`
+	ContentHash string          `json:"content_hash,omitempty" jsonschema:"sha256 of that version's canonical content: check that it is what you are about to act on"`
+	Edits       []DecisionEdit  `json:"edits,omitempty" jsonschema:"the person's corrections of blocks you marked editable, approved with them: per block its data after the edit and a unified diff from your version; act on the edited version"`
+	Receipt     *client.Receipt `json:"receipt,omitempty" jsonschema:"proof that the decision is in the audit log, with a signed checkpoint that includes it: keep it; folio audit verify-receipt checks it offline with the server's key (GET /v1/audit/key)"`
+	Account     *Provisioned    `json:"account,omitempty" jsonschema:"present when this call created your Folio account"`
 }
 
 // DecisionEdit is one block the person corrected before approving.
@@ -168,7 +169,7 @@ func decisionOf(o *client.Outcome, url string, bound time.Duration) Decision {
 	}
 	if o.Data != nil {
 		d.ActionID, d.ActionLabel, d.Comment, d.FormData = o.Data.ActionID, o.Data.ActionLabel, o.Data.Comment, o.Data.FormData
-		d.Outcome, d.PageVersion, d.ContentHash = o.Data.Outcome, o.Data.PageVersion, o.Data.ContentHash
+		d.Outcome, d.PageVersion, d.ContentHash, d.Receipt = o.Data.Outcome, o.Data.PageVersion, o.Data.ContentHash, o.Data.Receipt
 		for _, e := range o.Data.Edits {
 			var data map[string]any
 			_ = json.Unmarshal(e.Data, &data) // the API sends the block's data object

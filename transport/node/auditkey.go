@@ -5,7 +5,17 @@ import (
 	"path/filepath"
 
 	"folio/actors/auditlog"
+	"folio/persistence"
 )
+
+// auditLog signs the checkpoints of store's audit trees; nil when the node keeps
+// none (Config.NoAuditTree): the proof routes then answer 503.
+func auditLog(cfg Config, store *persistence.Store, key auditlog.Key) *auditlog.Log {
+	if cfg.NoAuditTree {
+		return nil
+	}
+	return auditlog.New(store, key)
+}
 
 // openAuditKey loads the checkpoint signing key cfg names, or the node's own under
 // its data directory, created on first start. Nodes sharing one --store must be

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"folio/actors/auditlog"
+	"folio/actors/page"
 	"folio/persistence"
 	"folio/transport/node/nodetest"
 
@@ -162,4 +163,39 @@ func rawRecord(seq uint64, prev, hash string, entry []byte) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(hash)))
 	b = append(b, hash...)
 	return append(b, entry...)
+}
+
+// TestAgentEventsCarryTheDecisionsReceipt: the agent's action.executed event
+// (its inbox, as the stream sent it) carries the receipt of the audit entry that
+// recorded the decision, and it verifies against the next checkpoint.
+func TestAgentEventsCarryTheDecisionsReceipt(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("agent")
+	id := e.Publish(key, nil)
+	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"comment": "fine"})
+	var inbox struct {
+		Events []struct {
+			Type string `json:"type"`
+			Data struct {
+				Receipt *page.Receipt `json:"receipt"`
+			} `json:"data"`
+		} `json:"events"`
+	}
+	decodeProof(t, e.Do("GET", "/v1/agent/inbox", key, nil), &inbox)
+	var r *page.Receipt
+	for _, it := range inbox.Events {
+		if it.Type == "action.executed" {
+			r = it.Data.Receipt
+		}
+	}
+	if r == nil || r.Entry != 3 || r.Checkpoint != nil || r.ProofURL != "/v1/audit/proof/inclusion?entry=3" {
+		t.Fatalf("the agent's action.executed carries receipt %+v", r)
+	}
+	vkey := string(e.Do("GET", "/v1/audit/key", "", nil).Body)
+	cp := e.Do("GET", "/v1/audit/checkpoint", key, nil).Body
+	var inc auditlog.Inclusion
+	decodeProof(t, e.Do("GET", r.ProofURL, key, nil), &inc)
+	if checked, err := auditlog.VerifyReceipt(*r, vkey, cp, &inc); err != nil || len(checked) != 4 {
+		t.Fatalf("the agent event's receipt: %v (held: %q)", err, checked)
+	}
 }

@@ -32,9 +32,13 @@ type benchEnv struct {
 	key  string
 }
 
-func newBenchEnv(b *testing.B, clients int) *benchEnv {
+func newBenchEnv(b *testing.B, clients int, opts ...func(*node.Config)) *benchEnv {
 	b.Helper()
-	n, err := node.Open(node.Config{DataDir: b.TempDir(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	cfg := node.Config{DataDir: b.TempDir(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	n, err := node.Open(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -199,4 +203,80 @@ func BenchmarkListPagesFirstScreen(b *testing.B) {
 			b.Fatalf("status %d", res.StatusCode)
 		}
 	}
+}
+
+// BenchmarkAuditTreeCost measures publish and act throughput with the audit tree,
+// receipts and checkpoints on (an auditor fetching the checkpoint every 500 ms)
+// against off (Config.NoAuditTree: the chain alone, as before the tree), in the
+// same run, 16 clients, on bbolt, off and on taking turns (three rounds) so that
+// a shared machine's load falls on both alike. The target is a cost of at most 10 %.
+//
+//	go test -run '^$' -bench BenchmarkAuditTreeCost -benchtime 1000x ./transport/node/
+func BenchmarkAuditTreeCost(b *testing.B) {
+	const clients = 16
+	act := []byte(`{"actor":{"identity":"reviewer@example.com"},"comment":"ship it"}`)
+	for round := 1; round <= 3; round++ {
+		for _, op := range []string{"publish", "act"} {
+			for _, mode := range []string{"tree=off", "tree=on"} {
+				b.Run(fmt.Sprintf("%s/round=%d/%s", op, round, mode), func(b *testing.B) {
+					e := newBenchEnv(b, clients, func(c *node.Config) { c.NoAuditTree = mode == "tree=off" })
+					if mode == "tree=on" {
+						stop := make(chan struct{})
+						defer close(stop)
+						go e.pollCheckpoint(stop)
+					}
+					var ids []string
+					if op == "act" {
+						ids = e.publishN(b, b.N)
+					}
+					runClients(b, clients, func(i int) time.Duration {
+						if op == "publish" {
+							return e.post(b, "/v1/publish", benchPage, 201, nil)
+						}
+						return e.post(b, "/v1/pages/"+ids[i]+"/actions/approve", act, 200, nil)
+					})
+				})
+			}
+		}
+	}
+}
+
+// pollCheckpoint fetches the tenant's checkpoint every 500 ms until stop closes,
+// so that checkpoints are signed as the tree grows.
+func (e *benchEnv) pollCheckpoint(stop <-chan struct{}) {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			req, _ := http.NewRequest("GET", e.srv.URL+"/v1/audit/checkpoint", nil)
+			req.Header.Set("Authorization", "Bearer "+e.key)
+			if res, err := e.cli.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, res.Body)
+				_ = res.Body.Close()
+			}
+		}
+	}
+}
+
+// publishN publishes n pages with 32 clients and returns their ids.
+func (e *benchEnv) publishN(b *testing.B, n int) []string {
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for c := 0; c < 32; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				var m map[string]any
+				e.post(b, "/v1/publish", benchPage, 201, &m)
+				ids[i], _ = m["pageId"].(string)
+			}
+		}()
+	}
+	wg.Wait()
+	return ids
 }

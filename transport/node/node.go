@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"folio/actors/auditlog"
 	"folio/actors/mailbox"
 	"folio/actors/page"
 	"folio/actors/people"
@@ -59,6 +58,9 @@ type Config struct {
 	Deadlines     page.DeadlineLimits
 	DeadlineEvery time.Duration
 	Now           func() time.Time
+	// NoAuditTree keeps the audit chains without Merkle trees, checkpoints and
+	// receipts: for benchmarks measuring what they cost, never in service (no flag).
+	NoAuditTree bool
 	// ReadFault, when set, is asked before every store read; an error it returns
 	// fails the read as a store that did not answer would. Tests only.
 	ReadFault func() error
@@ -273,7 +275,7 @@ func Open(cfg Config) (*Node, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := newNodeMetrics(reg)
-	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit, Retried: m.retried, ReadFault: cfg.ReadFault})
+	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit, Retried: m.retried, ReadFault: cfg.ReadFault, NoAuditTree: cfg.NoAuditTree})
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +332,7 @@ func Open(cfg Config) (*Node, error) {
 	}
 	pageDeps.Outlets = append(pageDeps.Outlets, tenant.Usage{}, newEventCounter(reg))
 	n.API = httpapi.New(httpapi.Config{
-		Store: store, Audit: auditlog.New(store, auditKey), Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
+		Store: store, Audit: auditLog(cfg, store, auditKey), Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
 		TrustedProxies: cfg.TrustedProxies, Open: openLimits(cfg),

@@ -119,6 +119,7 @@ var sections = []struct{ id, label, path string }{
 	{"usage", "Usage", "/usage"},
 	{"deliveries", "Deliveries", "/deliveries"},
 	{"members", "Members", "/members"},
+	{"audit", "Audit log", "/audit"},
 }
 
 // shell is the dashShell of a screen; title is the screen's name.

@@ -90,6 +90,7 @@ func Mount(r Router, c Config) *Site {
 	s.mountPages(r)
 	s.mountUsage(r)
 	s.mountMembers(r)
+	s.mountAudit(r)
 	s.mountKeys(r)
 	s.mountDeliveries(r)
 	return s

@@ -39,6 +39,7 @@ func New(eventType, actor, pageID string, at time.Time, details map[string]any) 
 // single commit loop only links it.
 type Encoded struct {
 	PageID string
+	Type   string // the entry's event_type
 	JSON   []byte
 }
 
@@ -46,7 +47,7 @@ type Encoded struct {
 func Encode(e Entry) (Encoded, error) {
 	e.ChainHash = ""
 	b, err := json.Marshal(e)
-	return Encoded{PageID: e.PageID, JSON: b}, err
+	return Encoded{PageID: e.PageID, Type: e.EventType, JSON: b}, err
 }
 
 // EncodeAll encodes entries in order.

@@ -51,8 +51,14 @@ func TestActionCallbackIsSignedAndHasTheSpecFields(t *testing.T) {
 	if h, _ := data["content_hash"].(string); !strings.HasPrefix(h, "sha256:") || len(h) != len("sha256:")+64 {
 		t.Errorf("data.content_hash = %q, want sha256: and 64 hex digits", h)
 	}
+	// And the receipt of the audit entry that recorded it (docs/audit.md).
+	if r, _ := data["receipt"].(map[string]any); r == nil || r["entry"] != float64(3) || r["page_version"] != float64(1) ||
+		r["content_hash"] != data["content_hash"] || r["proof_url"] != "/v1/audit/proof/inclusion?entry=3" || r["checkpoint"] != nil {
+		t.Errorf("data.receipt = %v", data["receipt"])
+	}
+	delete(data, "receipt")
 	if len(data) != len(want) {
-		t.Errorf("data = %v, want exactly the keys of %v", data, want)
+		t.Errorf("data = %v, want exactly the keys of %v and receipt", data, want)
 	}
 	for k, v := range want {
 		if data[k] != v {
