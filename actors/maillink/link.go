@@ -70,6 +70,9 @@ func Mint(tx *persistence.Tx, l Link) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := tx.Put(dueBucket, forgetKey(l), []byte{1}); err != nil {
+		return "", err
+	}
 	return token, tx.Put(bucket, l.Hash, b)
 }
 

@@ -9,7 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"folio/actors/callback"
+	"folio/actors/maillink"
 	"folio/actors/page"
+	"folio/actors/registry"
 	"folio/actors/slack"
 	"folio/persistence"
 	"folio/transport/httpapi"
@@ -78,6 +80,15 @@ func (n *Node) deliveryArea(pd *page.Deps) (area, callback.Mailer) {
 			api.MountDelivery(httpapi.DeliveryDeps{Store: n.Store, Dispatcher: d})
 			api.MountSlack(httpapi.SlackDeps{Store: n.Store, MaxBody: cfg.SlackMaxBody, Interactions: &slack.Service{
 				API: sl, Pages: n.Pages, PageURL: outbox.PageURL, Now: cfg.Now, Log: cfg.Log.With(slog.String("component", "slack"))}})
+		},
+		// Decision links are forgotten a month after they expire (maillink.Kept),
+		// swept hourly on every node (deleting is idempotent).
+		run: func(stop <-chan struct{}) {
+			registry.Every(time.Hour, stop, func() {
+				if err := maillink.SweepAll(n.Store, cfg.Now(), 500); err != nil {
+					cfg.Log.Warn("decision links not swept; the next sweep tries again", slog.Any("err", err))
+				}
+			})
 		},
 		close: d.Stop,
 	}, mailer
