@@ -71,7 +71,7 @@ func TestToolsAreAnnotatedAndTheirSchemasPortable(t *testing.T) {
 		{"publish_template", "inputSchema.properties.priority", []string{"low", "normal", "high", "urgent"}},
 		{"wait_for_decision", "outputSchema.properties.status", []string{"pending", "completed", "expired", "revoked", "draft"}},
 		{"request_approval", "outputSchema.properties.decision", []string{"approved", "rejected"}},
-		{"request_approval", "outputSchema.properties.auth_method", []string{"magic_link", "oauth", "link", "api_key"}},
+		{"request_approval", "outputSchema.properties.auth_method", []string{"magic_link", "oauth", "email_link", "slack", "link", "api_key", "timeout"}},
 	}
 	for _, c := range enums {
 		got := fmt.Sprint(at(listed[c.tool], c.path)["enum"])
