@@ -87,7 +87,8 @@ func nginxT(t *testing.T, conf string) {
 //     it asked, each of its calls held 45 s across nginx;
 //   - a session whose node is gone is answered 404 (MCP: start a new session).
 func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
-	t.Parallel() // its agent waits three minutes for a person: beside the package's other waits
+	// Not parallel: the cluster takes a run of consecutive ports, which a parallel
+	// test's listener could take meanwhile (CI saw nginx fail to bind).
 	sdkDir := tsSDK(t)
 	// The nodes hold each MCP call for the default --mcp-wait (45 s), so every
 	// held call crosses nginx as it would in production.
