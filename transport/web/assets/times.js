@@ -4,8 +4,10 @@
 (function () {
   "use strict";
   function relative(d) {
-    var s = Math.round((Date.now() - d.getTime()) / 1000), future = s < 0;
-    s = Math.abs(s);
+    // Whole seconds, rounded toward zero: a time 6 days 23 h 59 m 59.7 s away reads
+    // "in 6 days" now and a moment later alike (rounding read "in 7 days" first, so
+    // a redraw a second later changed an entry that had not changed).
+    var ms = Date.now() - d.getTime(), future = ms < 0, s = Math.floor(Math.abs(ms) / 1000);
     var units = [["year", 31536000], ["month", 2592000], ["day", 86400], ["hour", 3600], ["minute", 60]];
     for (var i = 0; i < units.length; i++) {
       var n = Math.floor(s / units[i][1]);
