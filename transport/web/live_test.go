@@ -157,3 +157,41 @@ func TestPagesOpenedOneAfterAnotherInOneTabAllGoLive(t *testing.T) {
 	tb.do(chromedp.NavigateBack())
 	tb.until("page 9 live again", `document.title.indexOf("Page 9") >= 0 && document.querySelector("#live").innerText === "Live"`)
 }
+
+// TestADisclosureKeepsItsStateWhenTheAgentUpdatesItsBlock: a person opens the
+// "unchanged lines" of a diff and closes a collapsible text; the agent then
+// updates both blocks. The new content shows in place, the diff's fold stays open
+// and the text stays closed: a redraw never undoes what the person chose to see.
+func TestADisclosureKeepsItsStateWhenTheAgentUpdatesItsBlock(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("live")
+	lines := func(last string) string {
+		var b strings.Builder
+		for i := 1; i <= 20; i++ {
+			fmt.Fprintf(&b, "line %d\n", i)
+		}
+		return b.String() + last + "\n"
+	}
+	diff := func(last string) map[string]any {
+		return map[string]any{"old_text": lines("end"), "new_text": lines(last)}
+	}
+	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
+		map[string]any{"id": "change", "type": "diff", "data": diff("end, changed")},
+		map[string]any{"id": "more", "type": "rich_text", "data": map[string]any{"title": "Background", "content": "First.", "collapsible": true}}}}))
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+	tb.do(chromedp.Click(chromedp.CSS(`[data-block-id="change"] details.diff-unfold summary`)),
+		chromedp.Click(chromedp.CSS(`[data-block-id="more"] details summary`)))
+	tb.until("the fold open and the text closed", `document.querySelector('[data-block-id="change"] details.diff-unfold').open && !document.querySelector('[data-block-id="more"] details').open`)
+
+	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks/change", key, map[string]any{"data": diff("end, changed twice")})
+	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks/more", key, map[string]any{"data": map[string]any{"title": "Background", "content": "Second.", "collapsible": true}})
+	tb.until("both updates", `document.querySelector('[data-block-id="change"]').textContent.indexOf("changed twice") >= 0 && document.querySelector('[data-block-id="more"]').textContent.indexOf("Second.") >= 0`)
+	if !eval[bool](tb, `document.querySelector('[data-block-id="change"] details.diff-unfold').open`) {
+		t.Error("the diff's unchanged lines folded again when the agent updated the diff")
+	}
+	if eval[bool](tb, `document.querySelector('[data-block-id="more"] details').open`) {
+		t.Error("the text the person closed opened again when the agent updated it")
+	}
+}

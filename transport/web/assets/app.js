@@ -59,6 +59,29 @@
       } else if (key in saved && el.type !== "file") el.value = saved[key];
     });
   }
+  // A disclosure the person opened (or closed) stays so when its part or block is
+  // redrawn: each <details> is known by its block, its kind (the editor or its
+  // class) and its place among those of the same kind, so one that the redraw no
+  // longer has lends its state to no other.
+  function detailsKey(d) {
+    var blk = d.closest("[data-block-id]");
+    return (blk ? blk.getAttribute("data-block-id") : "") + "|" + (d.hasAttribute("data-edit") ? "edit" : d.className);
+  }
+  function openDetails(root) {
+    var seen = {}, open = {};
+    $$("details", root).forEach(function (d) {
+      var k = detailsKey(d), n = seen[k] = (seen[k] || 0) + 1;
+      open[k + "|" + n] = d.open;
+    });
+    return open;
+  }
+  function reopenDetails(root, open) {
+    var seen = {};
+    $$("details", root).forEach(function (d) {
+      var k = detailsKey(d), n = seen[k] = (seen[k] || 0) + 1;
+      if ((k + "|" + n) in open) d.open = open[k + "|" + n];
+    });
+  }
   function fetchHTML(url) {
     return fetch(url, { headers: { Accept: "text/html" } }).then(function (r) {
       if (r.status === 401 || r.status === 404 || r.status === 410) { location.reload(); throw new Error("gone"); }
@@ -79,8 +102,9 @@
     pending[name] = fetchHTML(partBase + "/parts/" + name + (name === "comments" ? location.search : "")).then(function (html) {
       var el = document.getElementById("part-" + name) || (name === "blocks" ? document.getElementById("blocks") : null);
       if (!el) return;
-      var saved = saveTyped(), focused = document.activeElement && document.activeElement.id;
+      var saved = saveTyped(), opened = openDetails(el), focused = document.activeElement && document.activeElement.id;
       el.innerHTML = html;
+      reopenDetails(el, opened);
       restoreTyped(saved);
       enhance(el);
       var note = name === "files" && uploadNote && $(".upload-status", el);
@@ -124,6 +148,7 @@
     var el = tmp.firstElementChild;
     if (!el) return;
     var old = topBlock(id), host = $("#blocks");
+    if (old) reopenDetails(tmp, openDetails(old));
     if (old) old.replaceWith(el);
     else if (before) host.insertBefore(el, before);
     else host.appendChild(el);
