@@ -70,3 +70,21 @@ func (t *Tx) Paged(bucket string, prefix []byte, reverse bool, limit, offset int
 	})
 	return total, err
 }
+
+// DueKey is id's row in a due index, a bucket of rows ordered by when they fall
+// due across all scopes (a page's expiry, deadline, files' end): Ordered without
+// a scope, so that a scan from the start meets the earliest first.
+func DueKey(at time.Time, id string) []byte { return Ordered{N: Nanos(at), ID: id}.Key() }
+
+// Due lists the rows of a due index (written with DueKey) due at or before by,
+// earliest first, at most limit. A row of another shape is skipped.
+func (t *Tx) Due(bucket string, by time.Time, limit int) []Ordered {
+	var out []Ordered
+	t.ScanRange(bucket, nil, U64(Nanos(by)+1), func(k, _ []byte) bool {
+		if o, ok := ParseOrdered(k, ""); ok {
+			out = append(out, o)
+		}
+		return len(out) < limit
+	})
+	return out
+}

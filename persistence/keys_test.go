@@ -2,6 +2,7 @@ package persistence
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,47 @@ func TestPagedCountsAllAndTakesItsPage(t *testing.T) {
 	})
 	if err != nil || total != 5 || len(got) != 2 || got[0] != 7 || got[1] != 5 {
 		t.Fatalf("the second and third odd rows, newest first: total %d, got %v (%v); want 5, [7 5]", total, got, err)
+	}
+}
+
+// A due index hands out what is due by a time, earliest first and at most the
+// limit asked, and nothing due later.
+func TestDueListsWhatIsDueEarliestFirst(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	base := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	err = s.Update(func(tx *Tx) error {
+		for i, id := range []string{"pg_c", "pg_a", "pg_d", "pg_b"} {
+			at := base.Add(time.Duration([]int{3, 1, 9, 2}[i]) * time.Minute)
+			if err := tx.Put("due", DueKey(at, id), nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all, two []Ordered
+	_ = s.View(func(tx *Tx) error {
+		all = tx.Due("due", base.Add(3*time.Minute), 10)
+		two = tx.Due("due", base.Add(time.Hour), 2)
+		return nil
+	})
+	var ids []string
+	for _, o := range all {
+		ids = append(ids, o.ID)
+	}
+	if got := strings.Join(ids, ","); got != "pg_a,pg_b,pg_c" {
+		t.Errorf("due by +3m: %s, want pg_a,pg_b,pg_c (pg_d is due at +9m)", got)
+	}
+	if len(all) > 0 && !all[0].Time().Equal(base.Add(time.Minute)) {
+		t.Errorf("the first row's time reads %v", all[0].Time())
+	}
+	if len(two) != 2 || two[1].ID != "pg_b" {
+		t.Errorf("with a limit of 2: %+v", two)
 	}
 }

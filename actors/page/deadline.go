@@ -1,7 +1,6 @@
 package page
 
 import (
-	"encoding/binary"
 	"time"
 
 	"folio/persistence"
@@ -201,7 +200,7 @@ func deadlineKey(p *Page) []byte {
 	if !ok {
 		return nil
 	}
-	return persistence.Key(persistence.U64(uint64(at.UnixNano())), []byte(p.ID))
+	return persistence.DueKey(at, p.ID)
 }
 
 // writeDeadlineIndex moves the page's row in the deadline index from prev's to
@@ -231,11 +230,9 @@ func writeDeadlineIndex(tx *persistence.Tx, prev, next *Page) error {
 func DueDeadlines(store *persistence.Store, now time.Time, limit int) ([]DueTimer, error) {
 	var out []DueTimer
 	err := store.View(func(tx *persistence.Tx) error {
-		end := persistence.U64(uint64(now.UnixNano()) + 1)
-		tx.ScanRange(bucketDeadlines, nil, end, func(k, _ []byte) bool {
-			out = append(out, DueTimer{PageID: string(k[9:]), At: time.Unix(0, int64(binary.BigEndian.Uint64(k[:8])))})
-			return len(out) < limit
-		})
+		for _, o := range tx.Due(bucketDeadlines, now, limit) {
+			out = append(out, DueTimer{PageID: o.ID, At: o.Time()})
+		}
 		return nil
 	})
 	return out, err

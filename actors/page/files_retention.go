@@ -52,7 +52,7 @@ func filesDueKey(p *Page) []byte {
 	if at.IsZero() {
 		return nil
 	}
-	return persistence.Key(persistence.U64(uint64(at.UnixNano())), []byte(p.ID))
+	return persistence.DueKey(at, p.ID)
 }
 
 // DueFiles lists pages that ended at or before endedBy and still have files (at
@@ -60,11 +60,9 @@ func filesDueKey(p *Page) []byte {
 func DueFiles(store *persistence.Store, endedBy time.Time, limit int) ([]string, error) {
 	var out []string
 	err := store.View(func(tx *persistence.Tx) error {
-		end := persistence.U64(uint64(endedBy.UnixNano()) + 1)
-		tx.ScanRange(bucketFilesDue, nil, end, func(k, _ []byte) bool {
-			out = append(out, string(k[9:]))
-			return len(out) < limit
-		})
+		for _, o := range tx.Due(bucketFilesDue, endedBy, limit) {
+			out = append(out, o.ID)
+		}
 		return nil
 	})
 	return out, err

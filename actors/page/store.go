@@ -168,7 +168,7 @@ func expiryKey(p *Page) []byte {
 	if p == nil || p.Status != Active || p.ExpiresAt == nil {
 		return nil
 	}
-	return persistence.Key(persistence.U64(uint64(p.ExpiresAt.UnixNano())), []byte(p.ID))
+	return persistence.DueKey(*p.ExpiresAt, p.ID)
 }
 
 // ResolveShortCode finds the page a short code points to: ok false when none does.
@@ -189,11 +189,9 @@ func ResolveShortCode(store *persistence.Store, code string) (id string, ok bool
 func DueForExpiry(store *persistence.Store, now time.Time, limit int) ([]string, error) {
 	var out []string
 	err := store.View(func(tx *persistence.Tx) error {
-		end := persistence.U64(uint64(now.UnixNano()) + 1)
-		tx.ScanRange(bucketExpiry, nil, end, func(k, _ []byte) bool {
-			out = append(out, string(k[9:]))
-			return len(out) < limit
-		})
+		for _, o := range tx.Due(bucketExpiry, now, limit) {
+			out = append(out, o.ID)
+		}
 		return nil
 	})
 	return out, err
