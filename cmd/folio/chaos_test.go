@@ -32,7 +32,14 @@ import (
 // cluster3 starts n nodes sharing one database and one files directory.
 func cluster3(t *testing.T, n int) []*proc {
 	t.Helper()
-	store, files := pgtest.URL(t), t.TempDir()
+	return clusterOn(t, pgtest.URL(t), n)
+}
+
+// clusterOn starts n nodes on the database at store, sharing one files directory,
+// their NATS servers routed to each other.
+func clusterOn(t *testing.T, store string, n int) []*proc {
+	t.Helper()
+	files := t.TempDir()
 	addrs, nats := make([]string, n), make([]string, n)
 	for i := range addrs {
 		addrs[i], nats[i] = freeAddr(t), freeAddr(t)
