@@ -80,7 +80,9 @@ func TestAPostgreSQLRestartUnderLoadThroughNginx(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt.Port = pg.Port // the restart comes back where the nodes look for it
-	nodes := clusterOn(t, pg.URL("folio"), 3)
+	// Actors idle out within a second, so that reads meet the store (not only the
+	// pages, tenants and mailboxes held in memory) while the database is away.
+	nodes := clusterOn(t, pg.URL("folio"), 3, "--idle-after", "700ms", "--idle-after-done", "300ms")
 	lb := &proc{base: startNginx(t, nodes)}
 
 	st, reg, err := lb.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "pg-restart"})

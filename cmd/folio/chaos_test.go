@@ -36,8 +36,8 @@ func cluster3(t *testing.T, n int) []*proc {
 }
 
 // clusterOn starts n nodes on the database at store, sharing one files directory,
-// their NATS servers routed to each other.
-func clusterOn(t *testing.T, store string, n int) []*proc {
+// their NATS servers routed to each other, each with the extra serve flags.
+func clusterOn(t *testing.T, store string, n int, extra ...string) []*proc {
 	t.Helper()
 	files := t.TempDir()
 	addrs, nats := make([]string, n), make([]string, n)
@@ -52,9 +52,10 @@ func clusterOn(t *testing.T, store string, n int) []*proc {
 				routes = append(routes, "nats://"+nats[j])
 			}
 		}
-		nodes[i] = start(t, files, addrs[i], "--store", store, "--nats-listen", nats[i], "--nats-routes", strings.Join(routes, ","),
+		flags := []string{"--store", store, "--nats-listen", nats[i], "--nats-routes", strings.Join(routes, ","),
 			"--allow-private-callbacks", "--callback-timeout", "2s", "--peer-check", "500ms", "--agent-retention", "10000000",
-			"--enforce-limits=false")
+			"--enforce-limits=false"}
+		nodes[i] = start(t, files, addrs[i], append(flags, extra...)...)
 	}
 	for _, p := range nodes {
 		waitUntil(t, 30*time.Second, p.base+" routed to the other nodes", func() bool {
