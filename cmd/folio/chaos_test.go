@@ -23,7 +23,8 @@ import (
 
 // The chaos test runs three real `folio serve` processes on one PostgreSQL
 // database, their embedded NATS servers routed to each other, and one tenant written
-// from all three (a hot tenant). It kills one node with SIGKILL in the middle of a
+// from all three (a hot tenant), with Debian's nginx in front as documented
+// (docs/nginx/folio.conf). It kills one node with SIGKILL in the middle of a
 // mixed load and stops another with SIGSTOP for 15 s in the middle of a race, then
 // checks what the specification promises: nothing acknowledged is lost, one decision
 // per page, a valid audit chain, every event once and in order on streams held by
@@ -131,6 +132,10 @@ func streamIDs(ctx context.Context, t *testing.T, base, pageID, key string) <-ch
 func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 	nodes := cluster3(t, 3)
 	a, b, c := nodes[0], nodes[1], nodes[2]
+	// nginx with the documented configuration is a fourth way in: the mixed load
+	// goes round-robin over the three nodes and the balancer, so requests cross
+	// nodes as before and also take the route a deployment takes.
+	entries := append(append([]*proc{}, nodes...), &proc{base: startNginx(t, nodes)})
 	hk, hookURL := newHooks(t)
 	_, reg, err := a.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "chaos"})
 	if err != nil {
@@ -169,7 +174,7 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 			}
 		}
 	}()
-	for w := 0; w < 24; w++ { // mixed load, round-robin over the nodes
+	for w := 0; w < 24; w++ { // mixed load, round-robin over the nodes and nginx
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
@@ -179,7 +184,7 @@ func TestThreeNodesSurviveKillAndStop(t *testing.T) {
 					return
 				default:
 				}
-				on := func(k int) *proc { return nodes[(w+i+k)%len(nodes)] }
+				on := func(k int) *proc { return entries[(w+i+k)%len(entries)] }
 				body := publishBody(w*10000 + i)
 				body["on_action"] = map[string]any{"default_url": hookURL}
 				st, m, err := on(0).call("POST", "/v1/publish", key, body)
