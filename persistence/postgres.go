@@ -131,7 +131,7 @@ func (e *pgEngine) commit(fns []func(*Tx) error, errs []error) error {
 	for attempt := 0; ; attempt++ {
 		clear(errs)
 		err := e.commitOnce(fns, errs)
-		if err == nil || !retryable(err) || attempt == pgRetries {
+		if err == nil || !(retryable(err) || insertRace(err)) || attempt == pgRetries {
 			return err
 		}
 		e.count(retryReason(err))
