@@ -124,15 +124,51 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // winner's row. What the locks do not cover is a range: a scan inside a write sees
 // the rows committed when it starts and locks none (each call site states why that
 // is enough, or takes a row lock that every writer of the range takes first).
-// A deadlock (two nodes' groups locking the same records in opposite orders) or a
-// serialization failure loses the whole transaction, which is run again whole, as
-// "may run more than once" allows.
+//
+// Deadlocks between nodes come from groups: a group's transaction holds the locks
+// of every function it ran (a tenant's chain head, say) while a later function
+// waits for a record another node's group holds, which waits for the chain head.
+// So only a group's first function waits for a lock as long as it takes; the
+// later ones wait at most pgLaterWait (lock_timeout). A later function that would
+// wait longer is undone, the functions before it commit, and it runs first in
+// the next transaction, with the rest of the group (counted as "busy"). A wait
+// then never holds the locks of functions other than its own, and no cycle forms
+// unless two functions lock the same records in opposite orders themselves. A
+// deadlock that still happens, or a serialization failure, loses the whole
+// transaction, which is run again whole, as "may run more than once" allows.
 func (e *pgEngine) commit(fns []func(*Tx) error, errs []error) error {
+	for start := 0; start < len(fns); {
+		n, err := e.commitRetrying(fns[start:], errs[start:])
+		switch {
+		case err != nil && start == 0:
+			return err
+		case err != nil:
+			// The functions before start are committed; the others are not, and
+			// their callers are told to try again.
+			for j := start; j < len(fns); j++ {
+				errs[j] = unavailable{err}
+			}
+			return nil
+		}
+		if start += n; start < len(fns) {
+			e.count("busy")
+		}
+	}
+	return nil
+}
+
+// pgLaterWait is how long a function after a group's first waits for a row lock
+// before the group commits without it (commit).
+const pgLaterWait = "5ms"
+
+// commitRetrying commits a prefix of fns (at least one function), running the
+// transaction again whole when it lost a race; it returns how many were committed.
+func (e *pgEngine) commitRetrying(fns []func(*Tx) error, errs []error) (int, error) {
 	for attempt := 0; ; attempt++ {
 		clear(errs)
-		err := e.commitOnce(fns, errs)
+		n, err := e.commitOnce(fns, errs)
 		if err == nil || !(retryable(err) || insertRace(err)) || attempt == pgRetries {
-			return err
+			return n, err
 		}
 		e.count(retryReason(err))
 		// Racing nodes back off apart, a little longer each time.
@@ -146,12 +182,21 @@ func (e *pgEngine) count(reason string) {
 	}
 }
 
-func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) error {
+// commitOnce runs fns in one transaction until a function after the first would
+// wait too long for a lock (lockBusy): that one is undone and the transaction
+// commits those before it. It returns how many functions it committed.
+func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
 	defer cancel()
-	return pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
+	done := len(fns)
+	err := pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
 		t := newPgTx(ctx, ptx, true)
 		for i, fn := range fns {
+			if i == 1 {
+				if _, err := ptx.Exec(ctx, `SET LOCAL lock_timeout = '`+pgLaterWait+`'`); err != nil {
+					return err
+				}
+			}
 			for try := 0; ; try++ {
 				tx := &Tx{t: t}
 				ferr := runSafely(fn, tx)
@@ -160,6 +205,10 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) error {
 				}
 				if ferr == nil {
 					break
+				}
+				if i > 0 && lockBusy(ferr) {
+					done = i
+					return t.undo()
 				}
 				if insertRace(ferr) && try < pgRetries {
 					// Another transaction committed a key this function read as
@@ -183,6 +232,16 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	return done, nil
+}
+
+// lockBusy: a lock wait ran past lock_timeout (lock_not_available).
+func lockBusy(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "55P03"
 }
 
 // retryable: the transaction lost a race and may simply be run again.

@@ -64,7 +64,10 @@ type Options struct {
 	// Retried, when set, is told of every re-run after a race lost on a shared
 	// store (PostgreSQL), with the reason: "deadlock" (SQLSTATE 40P01, the group
 	// run again whole), "unique" (23505: a key the function read as absent was
-	// created meanwhile; the function run again) or "serialization" (40001). bbolt
+	// created meanwhile; the function run again), "busy" (a function after the
+	// first of its group waited for a row lock another node held: the functions
+	// before it committed, it runs first in the next transaction) or
+	// "serialization" (40001). bbolt
 	// never re-runs.
 	Retried func(reason string)
 	// ReadFault, when set, is asked before every View; an error it returns fails
