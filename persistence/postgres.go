@@ -110,51 +110,138 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	})
 }
 
-// commit runs the group in one serializable PostgreSQL transaction, each function
-// inside a savepoint: a function that fails is rolled back to its savepoint and
-// the others go on. Serializable because the records are read and written as
-// keys: two nodes committing against the same record (a page, a tenant's audit
-// chain head, a sequence) must behave as if one ran after the other, never both
-// on the same read. The transaction that lost such a race (serialization failure,
-// deadlock) is run again whole, which the "may run more than once" rule allows.
+// commit runs the group in one READ COMMITTED PostgreSQL transaction, each
+// function inside a savepoint: a function that fails is rolled back to its
+// savepoint and the others go on. Isolation comes from row locks, not from
+// serializable snapshots (which re-ran two nodes' overlapping groups whole, issue
+// 36): every record a write transaction reads is read with SELECT … FOR UPDATE
+// and stays locked until the group commits, so a record read to be written back
+// cannot change underneath (a page and its revision, a tenant's chain head, an
+// aggregate); a sequence is moved with one UPSERT … RETURNING that locks its row;
+// a record read as absent is then inserted with a plain INSERT, so of two
+// transactions creating the same key the second fails on the primary key and its
+// function alone is rolled back to its savepoint and run again, seeing the
+// winner's row. What the locks do not cover is a range: a scan inside a write sees
+// the rows committed when it starts and locks none (each call site states why that
+// is enough, or takes a row lock that every writer of the range takes first).
+//
+// Deadlocks between nodes come from groups: a group's transaction holds the locks
+// of every function it ran (a tenant's chain head, say) while a later function
+// waits for a record another node's group holds, which waits for the chain head.
+// So only a group's first function waits for a lock as long as it takes; the
+// later ones wait at most pgLaterWait (lock_timeout). A later function that would
+// wait longer is undone, the functions before it commit, and it runs first in
+// the next transaction, with the rest of the group (counted as "busy"). A wait
+// then never holds the locks of functions other than its own, and no cycle forms
+// unless two functions lock the same records in opposite orders themselves. A
+// deadlock that still happens, or a serialization failure, loses the whole
+// transaction, which is run again whole, as "may run more than once" allows.
 func (e *pgEngine) commit(fns []func(*Tx) error, errs []error) error {
+	for start := 0; start < len(fns); {
+		n, err := e.commitRetrying(fns[start:], errs[start:])
+		switch {
+		case err != nil && start == 0:
+			return err
+		case err != nil:
+			// The functions before start are committed; the others are not, and
+			// their callers are told to try again.
+			for j := start; j < len(fns); j++ {
+				errs[j] = unavailable{err}
+			}
+			return nil
+		}
+		if start += n; start < len(fns) {
+			e.count("busy")
+		}
+	}
+	return nil
+}
+
+// pgLaterWait is how long a function after a group's first waits for a row lock
+// before the group commits without it (commit).
+const pgLaterWait = "5ms"
+
+// commitRetrying commits a prefix of fns (at least one function), running the
+// transaction again whole when it lost a race; it returns how many were committed.
+func (e *pgEngine) commitRetrying(fns []func(*Tx) error, errs []error) (int, error) {
 	for attempt := 0; ; attempt++ {
 		clear(errs)
-		err := e.commitOnce(fns, errs)
-		if err == nil || !retryable(err) || attempt == pgRetries {
-			return err
+		n, err := e.commitOnce(fns, errs)
+		if err == nil || !(retryable(err) || insertRace(err)) || attempt == pgRetries {
+			return n, err
 		}
-		if e.retried != nil {
-			e.retried(retryReason(err))
-		}
+		e.count(retryReason(err))
 		// Racing nodes back off apart, a little longer each time.
 		time.Sleep(rand.N(time.Millisecond << min(attempt, 6)))
 	}
 }
 
-func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) error {
+func (e *pgEngine) count(reason string) {
+	if e.retried != nil {
+		e.retried(reason)
+	}
+}
+
+// commitOnce runs fns in one transaction until a function after the first would
+// wait too long for a lock (lockBusy): that one is undone and the transaction
+// commits those before it. It returns how many functions it committed.
+func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) (int, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
 	defer cancel()
-	return pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, func(ptx pgx.Tx) error {
-		t := newPgTx(ctx, ptx)
+	done := len(fns)
+	err := pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
+		t := newPgTx(ctx, ptx, true)
 		for i, fn := range fns {
-			tx := &Tx{t: t}
-			ferr := runSafely(fn, tx)
-			if ferr == nil {
-				ferr = t.flush(true) // the function's writes, and its savepoint released
+			if i == 1 {
+				if _, err := ptx.Exec(ctx, `SET LOCAL lock_timeout = '`+pgLaterWait+`'`); err != nil {
+					return err
+				}
 			}
-			if ferr != nil && retryable(ferr) {
-				return ferr // the transaction is lost: run the group again
-			}
-			if ferr != nil {
+			for try := 0; ; try++ {
+				tx := &Tx{t: t}
+				ferr := runSafely(fn, tx)
+				if ferr == nil {
+					ferr = t.flush(true) // the function's writes, and its savepoint released
+				}
+				if ferr == nil {
+					break
+				}
+				if i > 0 && lockBusy(ferr) {
+					done = i
+					return t.undo()
+				}
+				if insertRace(ferr) && try < pgRetries {
+					// Another transaction committed a key this function read as
+					// absent and then created: run it again from its savepoint; it
+					// now reads that row.
+					e.count("unique")
+					if err := t.undo(); err != nil {
+						return err
+					}
+					continue
+				}
+				if retryable(ferr) || insertRace(ferr) {
+					return ferr // the transaction is lost: run the group again
+				}
 				errs[i] = ferr
 				if err := t.undo(); err != nil {
 					return err
 				}
+				break
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return 0, err
+	}
+	return done, nil
+}
+
+// lockBusy: a lock wait ran past lock_timeout (lock_not_available).
+func lockBusy(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "55P03"
 }
 
 // retryable: the transaction lost a race and may simply be run again.
@@ -163,13 +250,23 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
 }
 
+// insertRace: a key this transaction read as absent was created meanwhile by
+// another (unique_violation on kv's or seq's primary key, the only unique keys).
+func insertRace(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
 // retryReason names why a retryable error lost its race: "serialization"
-// (40001: a concurrent update, or a read/write dependency under serializable
-// isolation) or "deadlock" (40P01).
+// (40001: not expected at read committed, kept for a server that raises it) or
+// "deadlock" (40P01). A function run again after an insert race is "unique".
 func retryReason(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "40P01" {
 		return "deadlock"
+	}
+	if insertRace(err) {
+		return "unique"
 	}
 	return "serialization"
 }
@@ -184,7 +281,7 @@ func (e *pgEngine) view(fn func(*Tx) error) error {
 		return fmt.Errorf("persistence: %w", err)
 	}
 	defer func() { _ = ptx.Rollback(ctx) }()
-	tx := &Tx{t: newPgTx(ctx, ptx)}
+	tx := &Tx{t: newPgTx(ctx, ptx, false)}
 	ferr := fn(tx)
 	if tx.err != nil {
 		return tx.err
@@ -207,17 +304,27 @@ func (e *pgEngine) close() error {
 // records), then the database. A scan sends the held writes first, inside a
 // savepoint, so the database has everything the scan must see.
 //
+// In a write transaction (write set) every read of a record locks its row
+// (FOR UPDATE) and a sequence's first use locks its row, so what the cache holds
+// cannot change until the commit. The first statement a function sends opens its
+// savepoint f, pipelined with it: the locks, sequence moves and writes of a
+// function that fails are all undone with it.
+//
 // Invariants: pending holds the running function's writes (a nil value is a
 // delete) in the order made; cache holds only what is in the database as this
-// transaction sees it (committed functions' writes and rows read); seqs likewise
-// for sequences, pendingSeq for the running function's. saved is set while the
-// running function has sent writes under savepoint f.
+// transaction sees it (committed functions' writes and rows read), locked when
+// write; absent holds the keys of cache read as missing and not written since,
+// whose write must be an INSERT that fails if another transaction created the key
+// meanwhile; seqs likewise for sequences (locked when write), pendingSeq for the
+// running function's. saved is set while the running function is under savepoint f.
 type pgTx struct {
 	ctx        context.Context
 	tx         pgx.Tx
+	write      bool
 	pending    map[string]pgWrite
 	order      []string
 	cache      map[string][]byte // nil value: absent
+	absent     map[string]bool
 	seqs       map[string]uint64
 	pendingSeq map[string]uint64
 	saved      bool
@@ -229,9 +336,39 @@ type pgWrite struct {
 	value  []byte // nil: delete
 }
 
-func newPgTx(ctx context.Context, tx pgx.Tx) *pgTx {
-	return &pgTx{ctx: ctx, tx: tx, pending: map[string]pgWrite{}, cache: map[string][]byte{},
-		seqs: map[string]uint64{}, pendingSeq: map[string]uint64{}}
+func newPgTx(ctx context.Context, tx pgx.Tx, write bool) *pgTx {
+	return &pgTx{ctx: ctx, tx: tx, write: write, pending: map[string]pgWrite{}, cache: map[string][]byte{},
+		absent: map[string]bool{}, seqs: map[string]uint64{}, pendingSeq: map[string]uint64{}}
+}
+
+// open queues the running function's savepoint ahead of b's statements, unless it
+// is open already; it reports whether it queued one (its result comes first).
+func (t *pgTx) open(b *pgx.Batch) bool {
+	if t.saved || !t.write {
+		return false
+	}
+	b.Queue(`SAVEPOINT f`)
+	t.saved = true
+	return true
+}
+
+// row sends b (a savepoint maybe, then one query) and scans the query's one row.
+// A savepoint that did not open is undone in t, so the function's undo does not
+// roll back to it.
+func (t *pgTx) row(b *pgx.Batch, opened bool, dest ...any) error {
+	br := t.tx.SendBatch(t.ctx, b)
+	if opened {
+		if _, err := br.Exec(); err != nil {
+			t.saved = false
+			_ = br.Close()
+			return err
+		}
+	}
+	err := br.QueryRow().Scan(dest...)
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
 }
 
 func cacheKey(bucket string, key []byte) string { return bucket + "\x00" + string(key) }
@@ -251,11 +388,21 @@ func (t *pgTx) get(bucket string, key []byte) ([]byte, error) {
 	if v, ok := t.cache[ck]; ok {
 		return clone(v), nil
 	}
+	q := `SELECT value FROM kv WHERE bucket = $1 AND key = $2`
+	if t.write {
+		q += ` FOR UPDATE`
+	}
+	b := &pgx.Batch{}
+	opened := t.open(b)
+	b.Queue(q, bucket, key)
 	var v []byte
-	err := t.tx.QueryRow(t.ctx, `SELECT value FROM kv WHERE bucket = $1 AND key = $2`, bucket, key).Scan(&v)
+	err := t.row(b, opened, &v)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		t.cache[ck] = nil
+		if t.write {
+			t.absent[ck] = true
+		}
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -315,16 +462,21 @@ func (t *pgTx) flush(release bool) error {
 	}
 	for _, ck := range t.order {
 		w := t.pending[ck]
-		if w.value == nil {
+		switch {
+		case w.value == nil:
 			b.Queue(`DELETE FROM kv WHERE bucket = $1 AND key = $2`, w.bucket, w.key)
-		} else {
+		case t.absent[ck]:
+			// Read as absent: created here, or, if another transaction created it
+			// since, a unique violation that runs the function again (commitOnce).
+			b.Queue(`INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)`, w.bucket, w.key, w.value)
+		default:
 			b.Queue(`INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
 				ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, w.bucket, w.key, w.value)
 		}
 	}
 	for bucket, n := range t.pendingSeq {
-		b.Queue(`INSERT INTO seq (bucket, value) VALUES ($1, $2)
-			ON CONFLICT (bucket) DO UPDATE SET value = excluded.value`, bucket, int64(n))
+		// The row exists and is this transaction's: its first use locked it.
+		b.Queue(`UPDATE seq SET value = $2 WHERE bucket = $1`, bucket, int64(n))
 	}
 	if release {
 		b.Queue(`RELEASE SAVEPOINT f`)
@@ -334,6 +486,9 @@ func (t *pgTx) flush(release bool) error {
 	}
 	for _, ck := range t.order {
 		t.cache[ck] = t.pending[ck].value
+		if t.pending[ck].value != nil {
+			delete(t.absent, ck)
+		}
 	}
 	for bucket, n := range t.pendingSeq {
 		t.seqs[bucket] = n
@@ -359,11 +514,12 @@ func (t *pgTx) undo() error {
 	}
 	t.saved = false
 	clear(t.cache)
+	clear(t.absent)
 	clear(t.seqs)
-	b := &pgx.Batch{}
-	b.Queue(`ROLLBACK TO SAVEPOINT f`)
-	b.Queue(`RELEASE SAVEPOINT f`)
-	return t.tx.SendBatch(t.ctx, b).Close()
+	// One simple-protocol query: after an error the transaction refuses to
+	// prepare statements (as a batch would) until the rollback.
+	_, err := t.tx.Exec(t.ctx, `ROLLBACK TO SAVEPOINT f; RELEASE SAVEPOINT f`)
+	return err
 }
 
 func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v []byte) bool) error {
@@ -433,6 +589,11 @@ func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v [
 	}
 }
 
+// loadSeq is the bucket's sequence as this transaction sees it. In a write
+// transaction its row is locked first (created at 0 if missing, which reads as a
+// sequence never moved), so the value cannot move until the commit: two nodes
+// taking numbers from one sequence wait for each other instead of one being
+// re-run.
 func (t *pgTx) loadSeq(bucket string) (uint64, error) {
 	if n, ok := t.pendingSeq[bucket]; ok {
 		return n, nil
@@ -441,7 +602,15 @@ func (t *pgTx) loadSeq(bucket string) (uint64, error) {
 		return n, nil
 	}
 	var n int64
-	err := t.tx.QueryRow(t.ctx, `SELECT value FROM seq WHERE bucket = $1`, bucket).Scan(&n)
+	b := &pgx.Batch{}
+	opened := t.open(b)
+	if t.write {
+		b.Queue(`INSERT INTO seq (bucket, value) VALUES ($1, 0)
+			ON CONFLICT (bucket) DO UPDATE SET value = seq.value RETURNING value`, bucket)
+	} else {
+		b.Queue(`SELECT value FROM seq WHERE bucket = $1`, bucket)
+	}
+	err := t.row(b, opened, &n)
 	if errors.Is(err, pgx.ErrNoRows) {
 		n, err = 0, nil
 	}
@@ -452,7 +621,24 @@ func (t *pgTx) loadSeq(bucket string) (uint64, error) {
 	return uint64(n), nil
 }
 
+// nextSequence moves the sequence: at its first use in a write transaction with
+// one UPSERT … RETURNING that both locks the row and takes the number, after that
+// in the transaction alone (the row is locked), written back with the function.
 func (t *pgTx) nextSequence(bucket string) (uint64, error) {
+	_, held := t.pendingSeq[bucket]
+	_, seen := t.seqs[bucket]
+	if t.write && !held && !seen {
+		var n int64
+		b := &pgx.Batch{}
+		opened := t.open(b)
+		b.Queue(`INSERT INTO seq (bucket, value) VALUES ($1, 1)
+			ON CONFLICT (bucket) DO UPDATE SET value = seq.value + 1 RETURNING value`, bucket)
+		if err := t.row(b, opened, &n); err != nil {
+			return 0, err
+		}
+		t.seqs[bucket] = uint64(n) // in the database, under the savepoint
+		return uint64(n), nil
+	}
 	n, err := t.loadSeq(bucket)
 	if err != nil {
 		return 0, err

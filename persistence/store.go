@@ -61,9 +61,14 @@ type Options struct {
 	MaxBatch int
 	// Observe, when set, is told the size and duration of every committed batch.
 	Observe func(batch int, took time.Duration)
-	// Retried, when set, is told of every re-run of a group transaction that lost a
-	// race on a shared store (PostgreSQL), with the reason: "serialization"
-	// (SQLSTATE 40001) or "deadlock" (40P01). bbolt never re-runs a group.
+	// Retried, when set, is told of every re-run after a race lost on a shared
+	// store (PostgreSQL), with the reason: "deadlock" (SQLSTATE 40P01, the group
+	// run again whole), "unique" (23505: a key the function read as absent was
+	// created meanwhile; the function run again), "busy" (a function after the
+	// first of its group waited for a row lock another node held: the functions
+	// before it committed, it runs first in the next transaction) or
+	// "serialization" (40001). bbolt
+	// never re-runs.
 	Retried func(reason string)
 	// ReadFault, when set, is asked before every View; an error it returns fails
 	// the read as an engine failure would (ErrUnavailable). Tests use it to make

@@ -103,9 +103,21 @@ func putAgg(tx *persistence.Tx, tenant string, q qualityAgg) error {
 }
 
 // requality moves the page into, within or out of the tenant's window.
+//
+// The tenant's aggregate is read first, before any window row: on PostgreSQL a
+// write's read locks the row (persistence/postgres.go), so every change to a
+// tenant's window holds that tenant's aggregate lock, always taken before the
+// window's rows (one order: no deadlock between a page moving within the window
+// and one evicting it). The scan for the oldest row below runs under that lock,
+// so at read committed it sees every window row committed, and none can be added
+// or removed until this commit: no phantom, though the scan locks no row.
 func requality(tx *persistence.Tx, old, next *Entry) error {
 	o, ms := outcomeOf(next)
 	key := windowKey(next)
+	q, err := loadAgg(tx, next.TenantID)
+	if err != nil {
+		return err
+	}
 	if old != nil {
 		prev := tx.Get(bucketWindow, key)
 		if prev == nil {
@@ -115,20 +127,12 @@ func requality(tx *persistence.Tx, old, next *Entry) error {
 		if po == o && pms == ms {
 			return nil
 		}
-		q, err := loadAgg(tx, next.TenantID)
-		if err != nil {
-			return err
-		}
 		q.apply(po, pms, -1)
 		q.apply(o, ms, 1)
 		if err := tx.Put(bucketWindow, key, encodeOutcome(o, ms)); err != nil {
 			return err
 		}
 		return putAgg(tx, next.TenantID, q)
-	}
-	q, err := loadAgg(tx, next.TenantID)
-	if err != nil {
-		return err
 	}
 	if err := tx.Put(bucketWindow, key, encodeOutcome(o, ms)); err != nil {
 		return err

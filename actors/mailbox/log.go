@@ -586,6 +586,8 @@ func MigrateStoredBytes(store *persistence.Store) error {
 		if tx.Get(bucketMigrations, []byte(marker)) != nil {
 			return nil
 		}
+		// A scan inside a write: run once per store by its marker, as
+		// page.MigrateStorage (actors/page/storage_migrate.go) says.
 		sums := map[string]int64{}
 		tx.Scan(bucketEvents, nil, false, func(k, v []byte) bool {
 			if i := bytes.IndexByte(k, 0); i > 0 {

@@ -28,6 +28,11 @@ func Sweep(store *persistence.Store, now time.Time, max int) (int, error) {
 	n := 0
 	err := store.Update(func(tx *persistence.Tx) error {
 		var keys [][]byte
+		// A scan inside a write (on PostgreSQL it locks no row, and at read
+		// committed sees what was committed when it started): enough here, since a
+		// due row is written once with its link and only this sweep deletes either;
+		// a link written meanwhile is due 30 days after it expires, never now, and
+		// two nodes sweeping at once delete the same rows twice, harmlessly.
 		tx.Scan(dueBucket, nil, false, func(k, _ []byte) bool {
 			o, ok := persistence.ParseOrdered(k, "")
 			if !ok {

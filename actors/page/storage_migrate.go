@@ -21,6 +21,14 @@ func MigrateStorage(store *persistence.Store) error {
 		if tx.Get(bucketMigrations, []byte(marker)) != nil {
 			return nil
 		}
+		// Scans inside a write: on PostgreSQL they lock no row and see what was
+		// committed when each started. The marker, read (and so locked) above and
+		// written below, makes the migration run once: a node migrating at the same
+		// time reads the marker as absent too, and its insert of it fails on the
+		// unique key, which runs its function again, to find the marker. What it
+		// does not cover is a node already serving, writing files while a new node
+		// migrates: the migration is for a store written before the counts existed,
+		// so every node of that release starts it before serving.
 		sums := map[string]int64{}
 		tx.Scan(bucketFiles, nil, false, func(_, v []byte) bool {
 			if f := decodeFile(v); f != nil {

@@ -80,17 +80,29 @@ func (d *Directory) Sweep() error {
 	var dead map[string][][]byte
 	err := d.store.Update(func(tx *persistence.Tx) error {
 		dead = map[string][][]byte{} // the function may run again (persistence.Store.Update)
+		expired := func(v []byte) bool {
+			e, ok := decode[expiring](v)
+			return !ok || !now.Before(e.ExpiresAt)
+		}
 		for _, bucket := range []string{bucketSessions, bucketLinks, bucketOAuthFlow} {
+			var found [][]byte
 			tx.Scan(bucket, nil, false, func(k, v []byte) bool {
-				if e, ok := decode[expiring](v); !ok || !now.Before(e.ExpiresAt) {
-					dead[bucket] = append(dead[bucket], append([]byte(nil), k...))
+				if expired(v) {
+					found = append(found, append([]byte(nil), k...))
 				}
 				return true
 			})
-			for _, k := range dead[bucket] {
+			// The scan locks no row on PostgreSQL and may have read a session
+			// before another node extended it: each is read again (a write's read
+			// locks its row) and deleted only if it is still expired.
+			for _, k := range found {
+				if v := tx.Get(bucket, k); v == nil || !expired(v) {
+					continue
+				}
 				if err := tx.Delete(bucket, k); err != nil {
 					return err
 				}
+				dead[bucket] = append(dead[bucket], k)
 			}
 		}
 		return nil

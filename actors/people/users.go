@@ -134,6 +134,11 @@ func moveAddress(tx *persistence.Tx, u *User, email string) (map[string]Session,
 		return nil, err
 	}
 	ended := map[string]Session{}
+	// A scan inside a write: on PostgreSQL it locks no row and sees the sessions
+	// committed when it starts. A session another node starts for u while this
+	// runs is not ended; it was started by a sign-in of u's, which a move that
+	// committed first would not have undone either (serializable isolation allowed
+	// the same order), and the sessions the scan finds are deleted by key.
 	tx.Scan(bucketSessions, nil, false, func(k, v []byte) bool {
 		if s, ok := decode[Session](v); ok && s.UserID == u.ID {
 			ended[string(k)] = s

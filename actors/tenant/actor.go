@@ -101,6 +101,14 @@ func (a *Actor) register(msg *Register) any {
 			if tx.Get(bucketClaimCodes, []byte(t.ClaimCode)) != nil {
 				return errCodeTaken
 			}
+			// hasMembership scans, and on PostgreSQL a scan inside a write locks no
+			// row: the person's sign-in row is read first, which locks it (or, absent
+			// for two nodes at once, makes the second's insert of it fail and its
+			// function run again), so two first sign-ins on two nodes take turns
+			// and the second scan sees the first's membership.
+			if o := msg.Owner; o != nil {
+				_ = tx.Get(bucketSignInWorkspace, []byte(o.UserID)) // read for its lock; a failed read fails tx
+			}
 			if o := msg.Owner; o != nil && hasMembership(tx, o.UserID) {
 				// A workspace is made for a person's first sign-in only: of several
 				// at once, the first commit makes it and the others find it.
@@ -118,6 +126,9 @@ func (a *Actor) register(msg *Register) any {
 				}
 			}
 			if o := msg.Owner; o != nil {
+				if err := tx.Put(bucketSignInWorkspace, []byte(o.UserID), []byte(t.ID)); err != nil {
+					return err
+				}
 				m := *o
 				m.Role, m.JoinedAt = "owner", now
 				if err := putMember(tx, t.ID, m); err != nil {

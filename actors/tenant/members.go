@@ -23,6 +23,9 @@ type Member struct {
 const (
 	bucketMembers     = "tenant_members" // tenantId 0x00 userId -> Member
 	bucketUserTenants = "user_tenants"   // userId 0x00 tenantId -> joined (8)
+	// userId -> the workspace last made at the person's sign-in: the row every
+	// such making locks first (register), so of two at once one makes it.
+	bucketSignInWorkspace = "user_signin_workspace"
 )
 
 // putMember records m as a member of tenantID in both directions.

@@ -58,7 +58,11 @@ func (o outlet) Stage(tx *persistence.Tx, p *page.Page, events []page.Event) err
 	w.UpdatedAt = now
 	switch {
 	case w.Status == Cancelled && !wasFinal:
-		// No further step is published.
+		// No further step is published. The pending rows are written only here,
+		// with the workflow record read (load, above) in the same transaction; on
+		// PostgreSQL that read locks the record (persistence/postgres.go), so no
+		// other commit adds or removes a pending row of w until this one commits,
+		// and the scan at read committed sees them all though it locks none.
 		var keys [][]byte
 		tx.Scan(bucketPending, append([]byte(w.ID), 0), false, func(k, _ []byte) bool {
 			keys = append(keys, append([]byte(nil), k...))

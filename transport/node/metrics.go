@@ -48,12 +48,14 @@ func newNodeMetrics(reg prometheus.Registerer) *nodeMetrics {
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256}}),
 		commits: prometheus.NewCounter(prometheus.CounterOpts{Name: "folio_store_commits_total", Help: "Group transactions committed (each holds up to 256 writes; bbolt or PostgreSQL)."}),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "folio_store_retries_total",
-			Help: "Group transactions run again whole after losing a race on PostgreSQL, by reason: serialization (40001) or deadlock (40P01). As a share of folio_store_commits_total it is what two nodes' overlapping writes cost."}, []string{"reason"}),
+			Help: "Re-runs after losing a race on PostgreSQL, by reason: deadlock (40P01: the group transaction run again whole), unique (23505: two nodes created one key at once; the one function run again), busy (a write after the first of its group waited for a row another node held: the group committed the writes before it and runs it first in the next transaction) or serialization (40001, not expected at read committed). As a share of folio_store_commits_total it is what two nodes' overlapping writes cost."}, []string{"reason"}),
 	}
 	// Both reasons exist from the start, at zero, so a rate over them is defined
 	// before the first conflict.
 	m.retries.WithLabelValues("serialization")
 	m.retries.WithLabelValues("deadlock")
+	m.retries.WithLabelValues("unique")
+	m.retries.WithLabelValues("busy")
 	reg.MustRegister(m.restarts, m.alive, m.spawned, m.passivated, m.commitSecs, m.commitBatch, m.commits, m.retries)
 	return m
 }
