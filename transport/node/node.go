@@ -18,8 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"folio/actors/mailbox"
 	"folio/actors/inbox"
+	"folio/actors/mailbox"
 	"folio/actors/page"
 	"folio/actors/people"
 	"folio/actors/registry"
@@ -256,7 +256,7 @@ type Node struct {
 
 	areas     []area
 	bell      *inbox.Bell // rings people's streams on this node (inbox/bell.go)
-	bus       *bus.Bus // nil on a store of the node's own (cluster.go)
+	bus       *bus.Bus    // nil on a store of the node's own (cluster.go)
 	stop      chan struct{}
 	closeOnce sync.Once
 	closeErr  error
