@@ -36,6 +36,7 @@ type outcome struct {
 	retryAfter *time.Duration
 	reply      []blocks.Block
 	note       string
+	posted     *slack.Posted // where a chat.postMessage put its message (slack.go)
 }
 
 // newClient is the HTTP client of deliveries: the guard's dialer, no proxy (a proxy
@@ -94,6 +95,11 @@ func (d *Dispatcher) attempt(id string, manual bool) *time.Time {
 		}
 		if err := put(tx, cur, prevDue, false); err != nil {
 			return err
+		}
+		if out.ok && out.posted != nil {
+			if err := slack.PutPosted(tx, cur.PageID, *out.posted); err != nil {
+				return err
+			}
 		}
 		released = nil
 		if wasPending && cur.Status != StatusPending {
@@ -214,6 +220,9 @@ func (d *Dispatcher) send(rec *Delivery, at time.Time) outcome {
 			return outcome{latencyMS: ms(), err: d.describe(ctx, err)}
 		}
 		return outcome{ok: true, latencyMS: ms()}
+	}
+	if rec.Channel == ChannelSlack && rec.SlackUpdate {
+		return d.sendSlackUpdate(ctx, rec, ms)
 	}
 	if rec.Channel == ChannelSlack && slack.IsChannelID(rec.Target) {
 		return d.sendSlackAPI(ctx, rec, ms)

@@ -35,6 +35,7 @@ type planned struct {
 	channel string
 	target  string
 	secret  string
+	update  bool // a chat.update of the channel's messages (slack.go)
 }
 
 // plan decides which deliveries a commit's events cause. It is a pure function of
@@ -71,6 +72,9 @@ func (o *Outbox) plan(p *page.Page, events []page.Event) []planned {
 			}
 			out = append(out, planNotice(p, ev, i, secret)...)
 		}
+		if _, ok := ev.Data.(page.ActionExecuted); ok {
+			out = append(out, planSlackUpdates(p, ev, i)...)
+		}
 		if ev.Type == "page.published" {
 			n, _ := webhook.ParseNotify(p.Notify)
 			if n == nil {
@@ -86,6 +90,22 @@ func (o *Outbox) plan(p *page.Page, events []page.Event) []planned {
 				}
 				out = append(out, planned{id: deliveryID(ev.ID, j+1), ev: i, channel: c.Type, target: c.Target, secret: secret})
 			}
+		}
+	}
+	return out
+}
+
+// planSlackUpdates are the updates a decision (event ev, index i) causes: one per
+// slack channel of p whose target is a channel id (slack.go).
+func planSlackUpdates(p *page.Page, ev page.Event, i int) []planned {
+	n, _ := webhook.ParseNotify(p.Notify)
+	if n == nil {
+		return nil
+	}
+	var out []planned
+	for j, c := range n.Channels {
+		if c.Type == ChannelSlack && slack.IsChannelID(c.Target) {
+			out = append(out, planned{id: deliveryID(ev.ID, j+1), ev: i, channel: ChannelSlack, target: c.Target, update: true})
 		}
 	}
 	return out
@@ -197,7 +217,10 @@ func (o *Outbox) build(p *page.Page, oa *webhook.OnAction, ev page.Event, pl pla
 		d.Body, err = webhookBody(ev, notificationOf(p, o.pageURL(p.ID), ev))
 	case ChannelSlack:
 		n := notificationOf(p, o.pageURL(p.ID), ev)
-		if slack.IsChannelID(pl.target) { // the Web API, with buttons (slack.go)
+		if pl.update { // a decision: the posted messages say it (slack.go)
+			d.SlackUpdate = true
+			d.Body, err = slackUpdateBody(p, pl.target, n.PageURL)
+		} else if slack.IsChannelID(pl.target) { // the Web API, with buttons (slack.go)
 			d.Body, err = slack.PostMessage(pl.target, slack.PostOf(p, n.PageURL, noticeLine(n.Notice)))
 		} else {
 			d.Body, err = slackBody(n)

@@ -61,7 +61,10 @@ type Delivery struct {
 	Secret    string            `json:"secret,omitempty"` // signing secret; never shown
 	WebhookID string            `json:"webhook_id,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
-	DelaysMS  []int64           `json:"delays_ms"` // wait after failed attempt n is DelaysMS[n-1]
+	// SlackUpdate marks a chat.update of the messages a slack channel posted about
+	// the page (slack.go); Body then lacks the ts, set per message at each attempt.
+	SlackUpdate bool    `json:"slack_update,omitempty"`
+	DelaysMS    []int64 `json:"delays_ms"` // wait after failed attempt n is DelaysMS[n-1]
 
 	Status        string     `json:"status"`
 	Note          string     `json:"note,omitempty"`

@@ -35,6 +35,9 @@ const (
 	bucketDecide     = "decide_index" // the rows above
 	bucketDecideRows = "decide_rows"  // pageId -> decideRows (JSON): the page's rows and what they say
 	bucketDecideN    = "decide_count" // tenant 0x00 audience -> count(8)
+	// bucketDecideReach: len-prefixed "@"+address, tenant -> count(8): the
+	// workspaces whose pages await a person, theirs or not (reach.go).
+	bucketDecideReach = "decide_reach"
 )
 
 // Awaited is one page awaiting a person's decision, as the list shows it.
@@ -55,8 +58,9 @@ func (a *Awaited) Overdue(now time.Time) bool { return a.DueAt != nil && !now.Be
 
 // decideRows is what bucketDecideRows keeps of a page.
 type decideRows struct {
-	Keys [][]byte `json:"keys"`
-	Row  Awaited  `json:"row"`
+	Keys      [][]byte `json:"keys"`
+	Audiences []string `json:"audiences,omitempty"` // one per key
+	Row       Awaited  `json:"row"`
 }
 
 // priorityRank orders priorities most urgent first; an unknown one sorts as normal.
@@ -111,6 +115,7 @@ func decideRowsOf(p *page.Page) *decideRows {
 		k = append(k, priorityRank(p.Priority))
 		k = append(k, timeKey(r.Row.CreatedAt)...)
 		r.Keys = append(r.Keys, append(k, p.ID...))
+		r.Audiences = append(r.Audiences, a)
 	}
 	return r
 }
@@ -150,6 +155,9 @@ func stageDecisions(tx *persistence.Tx, p *page.Page) error {
 				return err
 			}
 		}
+		if err := addReach(tx, p.TenantID, old.Audiences, -1); err != nil {
+			return err
+		}
 	}
 	if next == nil {
 		return tx.Delete(bucketDecideRows, []byte(p.ID))
@@ -165,6 +173,9 @@ func stageDecisions(tx *persistence.Tx, p *page.Page) error {
 		if err := addCount(tx, bucketDecideN, k[:len(k)-len(p.ID)-17], 1); err != nil {
 			return err
 		}
+	}
+	if err := addReach(tx, p.TenantID, next.Audiences, 1); err != nil {
+		return err
 	}
 	return tx.Put(bucketDecideRows, []byte(p.ID), nb)
 }

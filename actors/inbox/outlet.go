@@ -12,7 +12,11 @@ import (
 // previous state of the page as far as these care is the stored entry, so Stage is
 // a pure function of the transaction (a retried batch reads it again) and works for
 // pages created before the inbox existed (their first change files them).
-type Outlet struct{}
+type Outlet struct {
+	// Bell, when set, is rung after each commit for the page's workspace and the
+	// people its chain names (bell.go).
+	Bell *Bell
+}
 
 // NewOutlet makes the inbox outlet.
 func NewOutlet() *Outlet { return &Outlet{} }
@@ -41,8 +45,9 @@ func (o *Outlet) Stage(tx *persistence.Tx, p *page.Page, _ []page.Event) error {
 	return requality(tx, old, next)
 }
 
-// Committed has nothing to do: every read comes straight from the committed rows.
-func (o *Outlet) Committed(*page.Page, []page.Event) {}
+// Committed rings the bell: every read comes straight from the committed rows, so
+// a ring after the commit is all a reader needs.
+func (o *Outlet) Committed(p *page.Page, _ []page.Event) { o.Bell.ringPage(p) }
 
 // fromPage is the entry of p, keeping the reading state of old (unread, unstarred
 // for a new entry).

@@ -126,17 +126,39 @@ func (c *Client) call(ctx context.Context, token, method, contentType string, bo
 	return res.StatusCode, nil
 }
 
+// Posted is where chat.postMessage put a message: what chat.update names later.
+type Posted struct {
+	Channel string `json:"channel"`
+	TS      string `json:"ts"`
+}
+
 // PostAs posts a chat.postMessage body with tenantID's bot token (a delivery's
-// attempt). A tenant without credentials gets a permanent APIError saying how to set them.
-func (c *Client) PostAs(ctx context.Context, tenantID string, body []byte) (int, error) {
+// attempt) and answers where the message is. A tenant without credentials gets a
+// permanent APIError saying how to set them.
+func (c *Client) PostAs(ctx context.Context, tenantID string, body []byte) (int, Posted, error) {
+	var at Posted
+	s, err := Load(c.Store, tenantID)
+	if err != nil {
+		return 0, at, err
+	}
+	if s == nil {
+		return 0, at, errNotConfigured
+	}
+	status, err := c.Call(ctx, s.BotToken, "chat.postMessage", body, &at)
+	return status, at, err
+}
+
+// UpdateAs sends a chat.update body with tenantID's bot token (a delivery's
+// attempt), errors as PostAs's.
+func (c *Client) UpdateAs(ctx context.Context, tenantID string, body []byte) (int, error) {
 	s, err := Load(c.Store, tenantID)
 	if err != nil {
 		return 0, err
 	}
 	if s == nil {
-		return 0, errNotConfigured
+		return 0, &APIError{Method: "chat.update", Code: "not_configured"}
 	}
-	return c.Call(ctx, s.BotToken, "chat.postMessage", body, nil)
+	return c.Call(ctx, s.BotToken, "chat.update", body, nil)
 }
 
 // User is what users.info says of a Slack user.

@@ -163,13 +163,15 @@ func (s *Service) decide(parent context.Context, set *Settings, p *payload, v Va
 
 // update redraws the message in place from the page as decided: every decision so
 // far ("Approved by … at …"), and the buttons only while the page is still active.
+// Only a message Folio has no record of posting (one posted before the record
+// existed): the others are rewritten, durably, by the decision's own delivery.
 func (s *Service) update(ctx context.Context, set *Settings, p *payload, pg *page.Page) {
 	channel, ts := p.Container.ChannelID, p.Container.MessageTS
 	if channel == "" {
 		channel, ts = p.Channel.ID, p.Message.TS
 	}
-	if channel == "" || ts == "" {
-		return
+	if channel == "" || ts == "" || isPosted(s.API.Store, pg.ID, channel, ts) {
+		return // a message recorded as posted is rewritten by the decision's delivery
 	}
 	var lines []string
 	for _, e := range pg.Executions {

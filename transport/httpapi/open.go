@@ -161,3 +161,21 @@ func (s *Server) holdStream(w http.ResponseWriter, r *http.Request, keyID, sessi
 func (s *Server) holdWait(w http.ResponseWriter, r *http.Request, keyID string) (release func(), err error) {
 	return s.open.hold(w, &s.open.waits, s.ClientAddress(r), credentialKey(keyID, ""))
 }
+
+// HoldPersonStream takes the place of a signed-in person's own stream (transport/web
+// GET /decide/stream) among the open streams of r's client and of the session,
+// under the same bounds as every event stream; release gives it back once (and
+// stops watching the session). A refusal is err (429/503, Retry-After already set
+// on w), for the caller to answer. ended is called when the session ends (sign-out).
+func (s *Server) HoldPersonStream(w http.ResponseWriter, r *http.Request, sessionID string, ended func()) (release func(), err error) {
+	give, err := s.holdStream(w, r, "", sessionID)
+	if err != nil {
+		return nil, err
+	}
+	cancel := func() {}
+	if s.people != nil {
+		cancel = s.people.OnEnd(sessionID, ended)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { cancel(); give() }) }, nil
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"folio/actors/callback"
+	"folio/actors/inbox"
 	"folio/actors/maillink"
 	"folio/actors/page"
 	"folio/actors/registry"
@@ -50,6 +51,9 @@ func (n *Node) deliveryArea(pd *page.Deps) (area, callback.Mailer) {
 		}
 		attempts.WithLabelValues(d.Channel, result).Inc()
 		latency.WithLabelValues(d.Channel).Observe(a.LatencyMS / 1000)
+		if d.Status != callback.StatusPending { // the workspace's failed count may have moved
+			n.bell.Ring(inbox.TenantKey(d.TenantID))
+		}
 	}
 	sl := slackClient(cfg, n.Store)
 	d, err := callback.Start(n.System, callback.Config{

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"folio/actors/inbox"
 	"folio/actors/mailbox"
 	"folio/actors/page"
 	"folio/actors/people"
@@ -52,6 +53,7 @@ type Config struct {
 	IdleAfterDone         time.Duration // passivation of a completed, revoked or expired page (0: IdleAfter)
 	MaxLivePages          int           // page actors kept live at most (least recently used passivate first); 0: 10,000, <0: no bound
 	RenderMaxPageBytes    int           // bytes of block HTML one review page draws at most; 0: render.DefaultMaxPageBytes
+	NeedsRefresh          time.Duration // a person's stream reads their list again at least this often (changes made on other nodes); 0: 15 s
 	ExpiryEvery           time.Duration
 	// Deadlines bound the deadline fields of page requests (zero: the defaults);
 	// DeadlineEvery is how often the deadline index is read (0: ExpiryEvery).
@@ -253,7 +255,8 @@ type Node struct {
 	Registry *prometheus.Registry
 
 	areas     []area
-	bus       *bus.Bus // nil on a store of the node's own (cluster.go)
+	bell      *inbox.Bell // rings people's streams on this node (inbox/bell.go)
+	bus       *bus.Bus    // nil on a store of the node's own (cluster.go)
 	stop      chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -325,6 +328,7 @@ func Open(cfg Config) (*Node, error) {
 		_ = store.Close()
 		return nil, err
 	}
+	n.bell = inbox.NewBell()
 	delivery, mailer := n.deliveryArea(pageDeps)
 	n.areas = []area{rt, delivery, n.contentArea(pageDeps), n.tenancyArea(pageDeps), n.signinArea(mailer), n.clusterArea(pageDeps)}
 	for _, a := range n.areas {
@@ -358,7 +362,8 @@ func Open(cfg Config) (*Node, error) {
 		})
 	}
 	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API,
-		FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes})
+		FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes,
+		Bell: n.bell, NeedsRefresh: cfg.NeedsRefresh})
 
 	n.bg.Add(2)
 	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()

@@ -29,7 +29,7 @@ func (n *Node) tenancyArea(pd *page.Deps) area {
 	inboxes := registry.Start(n.System, "inbox", inbox.NewProducer(&inbox.Deps{Store: n.Store, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second})
 	var api *httpapi.Server
 	return area{
-		outlets: []page.Outlet{inbox.NewOutlet()},
+		outlets: []page.Outlet{&inbox.Outlet{Bell: n.bell}},
 		mount: func(s *httpapi.Server) {
 			api = s
 			s.MountTenancy(httpapi.TenancyDeps{

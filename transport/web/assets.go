@@ -29,7 +29,8 @@ type asset struct {
 }
 
 // assetSet holds the pages' two bundles: the blocks' CSS and JS (render) followed
-// by the pages' own, assets/app.css (app.js) first and then every other
+// by the pages' own, assets/shared.js (the helpers the scripts after it use),
+// assets/app.css (app.js) first and then every other
 // assets/*.css (*.js) in name order (the dashboard's screens). Nothing is fetched
 // from another origin, and there is no build step: the bundles are concatenated at
 // start.
@@ -41,9 +42,20 @@ type assetSet struct {
 func buildAssets() *assetSet {
 	app := func(ext string) [][]byte {
 		names, _ := fs.Glob(assetFS, "assets/*."+ext)
+		rank := func(n string) int { // shared.js (what the others use) first, then app.*
+			switch n {
+			case "assets/shared." + ext:
+				return 0
+			case "assets/app." + ext:
+				return 1
+			}
+			return 2
+		}
 		sort.Slice(names, func(i, j int) bool {
-			first := "assets/app." + ext
-			return names[i] == first || (names[j] != first && names[i] < names[j])
+			if ri, rj := rank(names[i]), rank(names[j]); ri != rj {
+				return ri < rj
+			}
+			return names[i] < names[j]
 		})
 		var out [][]byte
 		for _, n := range names {

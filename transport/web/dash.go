@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 // desk is what every dashboard screen knows: the signed-in member, the workspace
 // shown, and the others they may switch to.
 type desk struct {
+	ctx   context.Context // the request's
 	me    *meView
 	cred  httpapi.Credential
 	ws    tenant.Tenant
@@ -38,7 +40,7 @@ func (s *Site) desk(w http.ResponseWriter, r *http.Request) (d *desk, ok bool) {
 		http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 		return nil, false
 	}
-	d = &desk{me: me, cred: c}
+	d = &desk{ctx: r.Context(), me: me, cred: c}
 	want := r.URL.Query().Get("w")
 	for i, id := range c.Tenants {
 		v, err := registry.Call[*tenant.View](r.Context(), s.c.Tenants, id, &tenant.Get{})
@@ -133,6 +135,13 @@ func (s *Site) dashShell(d *desk, section, title string) dashShell {
 	}
 	sh := dashShell{Shell: s.shell(title), Section: section, Workspace: d.ws, Unread: unread, Events: d.link("/events", nil),
 		Decide: s.needsCount(d)}
+	if d.ws.ID == "" {
+		// A reviewer who belongs to no workspace: their list is all there is.
+		sh.Events, sh.Me, sh.Workspace.Name = "", d.me, "Shared with you"
+		sh.Nav = []navLink{{ID: "decide", Label: "Needs my decision", Href: "/decide", Current: section == "decide",
+			Count: sh.Decide, CountLabel: plural(sh.Decide, "page needs", "pages need") + " your decision"}}
+		return sh
+	}
 	if n, _, err := callback.FailedCounts(s.c.Store, d.ws.ID, ""); err == nil {
 		sh.Failed = n
 	}

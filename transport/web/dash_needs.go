@@ -10,19 +10,16 @@ import (
 	"folio/actors/inbox"
 )
 
-// "Needs my decision": the pages that wait on the signed-in person, across the
-// workspaces they belong to (inbox.NeedsDecision decides which and in what order),
-// nearest deadline first, overdue ones marked. The screen follows the event stream
-// of each of the person's workspaces (at most needsStreams) and redraws its list
-// from GET /decide/list; with the person's leave, the page script shows a browser
-// notification for each page that newly needs them or newly became overdue.
+// "Needs my decision": the pages that wait on the signed-in person, in the
+// workspaces they belong to and, where a page's approval step names them and the
+// page lets them in, in others (inbox.NeedsDecisionOf decides which and in what
+// order), nearest deadline first, overdue ones marked. The screen follows the
+// person's own stream (dash_stream.go, through assets/notify.js) and redraws its
+// list from GET /decide/list when the stream says the list changed. A person who
+// belongs to no workspace (a reviewer from outside) gets this screen alone.
 
-// needsLimit is how many pages the list shows; needsStreams how many workspace
-// streams the screen follows (a browser holds six connections to one origin).
-const (
-	needsLimit   = 50
-	needsStreams = 4
-)
+// needsLimit is how many pages the list shows.
+const needsLimit = 50
 
 func (s *Site) mountNeeds(r Router) {
 	r.Handle("GET", "/decide", s.needsScreen)
@@ -31,8 +28,7 @@ func (s *Site) mountNeeds(r Router) {
 
 type needsView struct {
 	dashShell
-	Streams []string // the workspace streams the page script follows
-	List    needsList
+	List needsList
 }
 
 // needsList is the part the page script redraws.
@@ -53,32 +49,34 @@ type needsRow struct {
 
 // needsScreen is GET /decide.
 func (s *Site) needsScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	d, ok := s.desk(w, r)
+	d, ok := s.reviewerDesk(w, r)
 	if !ok {
 		return
 	}
-	l, err := s.needsList(d)
+	l, err := s.needsList(r, d)
 	if err != nil {
 		s.failed(w, r, err)
 		return
 	}
-	v := needsView{dashShell: s.dashShell(d, "decide", "Needs my decision"), List: l}
-	for i, t := range d.all {
-		if i == needsStreams {
-			break
-		}
-		v.Streams = append(v.Streams, "/events?w="+url.QueryEscape(t.ID))
+	s.render(w, r, http.StatusOK, "needs", needsView{dashShell: s.dashShell(d, "decide", "Needs my decision"), List: l})
+}
+
+// reviewerDesk is desk for the screens a person sees whether or not they belong
+// to a workspace: one who belongs to none gets a desk without one (ws empty).
+func (s *Site) reviewerDesk(w http.ResponseWriter, r *http.Request) (*desk, bool) {
+	if me, c := s.me(w, r); me != nil && len(c.Tenants) == 0 {
+		return &desk{ctx: r.Context(), me: me, cred: c, first: true}, true
 	}
-	s.render(w, r, http.StatusOK, "needs", v)
+	return s.desk(w, r)
 }
 
 // needsListPart is GET /decide/list: the list alone, for the page script.
 func (s *Site) needsListPart(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
-	d, ok := s.desk(w, r)
+	d, ok := s.reviewerDesk(w, r)
 	if !ok {
 		return
 	}
-	l, err := s.needsList(d)
+	l, err := s.needsList(r, d)
 	if err != nil {
 		s.failed(w, r, err)
 		return
@@ -86,16 +84,15 @@ func (s *Site) needsListPart(w http.ResponseWriter, r *http.Request, _ httproute
 	s.render(w, r, http.StatusOK, "needs-list", l)
 }
 
-// needsList reads the person's list across every workspace they belong to.
-func (s *Site) needsList(d *desk) (needsList, error) {
+// needsList reads the person's list across every workspace they belong to, and
+// the pages of others that name them and let them in.
+func (s *Site) needsList(r *http.Request, d *desk) (needsList, error) {
 	now := s.c.Now()
 	names := map[string]string{}
-	var tenants []string
 	for _, t := range d.all {
 		names[t.ID] = t.Name
-		tenants = append(tenants, t.ID)
 	}
-	rows, total, err := inbox.NeedsDecision(s.c.Store, tenants, d.me.Email, now, needsLimit)
+	rows, total, err := inbox.NeedsDecisionOf(s.c.Store, s.asked(r.Context(), d.cred), now, needsLimit)
 	if err != nil {
 		return needsList{}, err
 	}
@@ -103,8 +100,10 @@ func (s *Site) needsList(d *desk) (needsList, error) {
 	for _, a := range rows {
 		row := needsRow{PageID: a.PageID, Href: "/p/" + url.PathEscape(a.PageID), Title: a.Title, PageType: a.PageType,
 			Priority: a.Priority, Steps: a.Steps, DueAt: a.DueAt, ExpiresAt: a.ExpiresAt, Overdue: a.Overdue(now), CreatedAt: a.CreatedAt}
-		if len(d.all) > 1 {
-			row.Workspace = names[a.TenantID]
+		if name, mine := names[a.TenantID]; !mine {
+			row.Workspace = "Shared with you"
+		} else if len(d.all) > 1 {
+			row.Workspace = name
 		}
 		l.Rows = append(l.Rows, row)
 	}
@@ -113,11 +112,7 @@ func (s *Site) needsList(d *desk) (needsList, error) {
 
 // needsCount is how many pages wait on the person (the navigation's count).
 func (s *Site) needsCount(d *desk) int {
-	var tenants []string
-	for _, t := range d.all {
-		tenants = append(tenants, t.ID)
-	}
-	_, n, err := inbox.NeedsDecision(s.c.Store, tenants, d.me.Email, s.c.Now(), 1)
+	_, n, err := inbox.NeedsDecisionOf(s.c.Store, s.asked(d.ctx, d.cred), s.c.Now(), needsLimit)
 	if err != nil {
 		return 0
 	}

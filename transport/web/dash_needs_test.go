@@ -58,9 +58,11 @@ func TestNeedsMyDecisionListsMyTurnsLiveAndNotifies(t *testing.T) {
 	later := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Vendor contract",
 		"approval_chain": chainOf("bob@example.com", "owner@example.com")}))
 	others := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Carol's call", "approval_chain": chainOf("carol@example.com")}))
-	// Another workspace's page naming the owner never shows: they are not a member.
+	// Another workspace's page naming the owner but not shared with them does not
+	// show: they could not open it.
 	otherKey, _ := o.e.Register("elsewhere")
-	theirs := publish(t, o.e, otherKey, approvalPage(map[string]any{"title": "Another workspace", "approval_chain": chainOf("owner@example.com")}))
+	theirs := publish(t, o.e, otherKey, approvalPage(map[string]any{"title": "Another workspace", "approval_chain": chainOf("owner@example.com"),
+		"access": map[string]any{"mode": "authenticated", "allowed_identities": []any{map[string]any{"type": "domain", "value": "elsewhere.example"}}}}))
 
 	tb := o.tb
 	tb.allowNotifications(o.e.Srv.URL)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"folio/actors/inbox"
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
@@ -43,6 +44,11 @@ type Config struct {
 	// configured OAuth providers' (https://github.com, https://accounts.google.com).
 	FormTargets []string
 	Log         *slog.Logger
+	// Bell rings people's streams (GET /decide/stream) on this node; nil: they
+	// read again on their timers only. NeedsRefresh is how often they read again
+	// when nothing rang (0: 15 s).
+	Bell         *inbox.Bell
+	NeedsRefresh time.Duration
 	// MaxPageBytes is the most bytes of block HTML one review page draws (render
 	// Options.MaxBytes); 0: render.DefaultMaxPageBytes.
 	MaxPageBytes int
@@ -87,6 +93,7 @@ func Mount(r Router, c Config) *Site {
 	r.Handle("POST", "/inbox/:entry/:op", s.inboxChange)
 	r.Handle("GET", "/events", func(w http.ResponseWriter, r *http.Request, _ httprouter.Params) { s.events(w, r) })
 	s.mountNeeds(r)
+	s.mountPersonStream(r)
 	s.mountPages(r)
 	s.mountUsage(r)
 	s.mountMembers(r)

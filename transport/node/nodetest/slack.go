@@ -30,6 +30,7 @@ type Slack struct {
 	calls []SlackCall       // in arrival order; only ever appended to
 	more  chan struct{}     // closed (and replaced) whenever calls grows
 	ts    int
+	fail  map[string][]string // method -> the error codes its next calls answer
 }
 
 // SlackCall is one request the fake Slack answered.
@@ -56,6 +57,17 @@ func (f *Slack) APIURL() string { return f.srv.URL + "/api" }
 // ResponseURL is an interaction's response_url on the fake Slack.
 func (f *Slack) ResponseURL(name string) string { return f.srv.URL + "/response/" + name }
 
+// Fail makes the next len(codes) calls of method answer {"ok":false,"error":code},
+// one code per call, as Slack does when it fails a request.
+func (f *Slack) Fail(method string, codes ...string) {
+	f.mu.Lock()
+	if f.fail == nil {
+		f.fail = map[string][]string{}
+	}
+	f.fail[method] = append(f.fail[method], codes...)
+	f.mu.Unlock()
+}
+
 // AddUser makes a member of the workspace with an e-mail address.
 func (f *Slack) AddUser(id, email string) {
 	f.mu.Lock()
@@ -80,6 +92,9 @@ func (f *Slack) serve(w http.ResponseWriter, r *http.Request) {
 		answer = map[string]any{"ok": false, "error": "invalid_auth"}
 	}
 	f.mu.Lock()
+	if codes := f.fail[call.Method]; len(codes) > 0 && answer["ok"] == true {
+		answer, f.fail[call.Method] = map[string]any{"ok": false, "error": codes[0]}, codes[1:]
+	}
 	switch call.Method {
 	case "chat.postMessage", "chat.update":
 		_ = json.Unmarshal(raw, &call.Body)

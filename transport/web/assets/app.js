@@ -184,12 +184,9 @@
     live.classList.toggle("off", !on);
   }
   // A page kept in the back/forward cache is not open: its stream ends (others see
-  // this person leave, and the browser's six connections to the site stay free for
-  // the pages opened next), and a page shown again from the cache reloads, so it
-  // shows the page as it now is.
+  // this person leave) and the page reloads when shown again (shared.js).
   var stream = null;
-  window.addEventListener("pagehide", function () { if (stream) { stream.close(); stream = null; } });
-  window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
+  window.folioStreams.closeOnHide(function () { if (stream) { stream.close(); stream = null; } });
   function listen() {
     if (!window.EventSource) return;
     var es = new EventSource(base + "/events?presence=1"); // presence.js shows who else is here

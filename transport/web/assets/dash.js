@@ -32,27 +32,6 @@
   // may have fetched the list before the person's own change).
   var refreshing = null;
 
-  // merge brings the list in the page to fresh while leaving every entry that did
-  // not change as the very node it was: a live event about one page does not take
-  // the button from under a person's pointer, their focus or their screen reader.
-  function merge(list, fresh, box) {
-    var ul = $(".entries", list), nu = $(".entries", fresh);
-    if (!ul || !nu) { box.replaceChild(fresh, list); return; }
-    Array.prototype.forEach.call(fresh.attributes, function (a) { list.setAttribute(a.name, a.value); });
-    var at = ul.firstElementChild;
-    Array.prototype.slice.call(nu.children).forEach(function (li) {
-      var had = li.id ? document.getElementById(li.id) : null;
-      var keep = had && had.parentNode === ul && had.isEqualNode(li) ? had : li;
-      if (keep === at) { at = at.nextElementSibling; return; }
-      if (had && keep !== had) { if (had === at) at = at.nextElementSibling; had.remove(); }
-      ul.insertBefore(keep, at);
-    });
-    while (at) { var next = at.nextElementSibling; at.remove(); at = next; }
-    [".list-range", ".pager"].forEach(function (sel) {
-      var mine = $(sel, list), theirs = $(sel, fresh);
-      if (mine && theirs && !mine.isEqualNode(theirs)) mine.replaceWith(theirs);
-    });
-  }
   function refreshList(focusAction) {
     var box = $("#inbox-list"), list = box && $(".inbox", box);
     if (!list) return Promise.resolve();
@@ -72,7 +51,7 @@
         var fresh = tpl.content.firstElementChild;
         if (!fresh) return;
         if (window.folioTimes) window.folioTimes(fresh);
-        merge($(".inbox", box), fresh, box);
+        window.folioStreams.merge($(".inbox", box), fresh, box);
         unread(parseInt(fresh.getAttribute("data-unread"), 10) || 0);
         if (focusAction) {
           // A star's form toggles its action (star <-> unstar): the same button under
@@ -123,10 +102,7 @@
   if (src && window.EventSource && $("#inbox-list")) {
     var es = new EventSource(src);
     var timer = null;
-    // The back/forward cache keeps a page's stream open after it is left (a browser
-    // opens six connections to one origin): close it when hidden, reload if shown.
-    window.addEventListener("pagehide", function () { es.close(); });
-    window.addEventListener("pageshow", function (e) { if (e.persisted) location.reload(); });
+    window.folioStreams.closeOnHide(function () { es.close(); }); // the back/forward cache (shared.js)
     es.onopen = function () { if (live) { live.hidden = false; live.classList.remove("off"); live.textContent = "Live"; } };
     es.onerror = function () { if (live) { live.classList.add("off"); live.textContent = "Reconnecting…"; } };
     es.onmessage = function () {
