@@ -103,7 +103,7 @@ func New(c Config) *Server {
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		writeJSON(w, http.StatusMethodNotAllowed, envelope{Error: body{Code: "METHOD_NOT_ALLOWED",
+		writeJSON(w, http.StatusMethodNotAllowed, envelope{Error: body{Code: fault.MethodNotAllowed,
 			Message: req.Method + " is not allowed on " + req.URL.Path, Details: map[string]any{"allow": w.Header().Get("Allow")}}})
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, p any) {
