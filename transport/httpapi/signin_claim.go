@@ -12,6 +12,7 @@ import (
 	"folio/actors/people"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/credential"
 )
 
 // claim is POST /v1/auth/claim {claimCode, claimToken}: a signed-in person claims
@@ -149,7 +150,7 @@ func (si *signin) personOf(r *http.Request) (Credential, error) {
 	case c.Session == nil:
 		return Credential{}, fault.New(fault.Unauthorized, "sign in first: send a session token (Authorization: Bearer sess_…) or the session cookie", nil)
 	}
-	if err := checkCSRF(r, c, r.Header.Get(CSRFHeader)); err != nil {
+	if err := credential.CheckCSRF(r, c, r.Header.Get(CSRFHeader)); err != nil {
 		return Credential{}, err
 	}
 	return c, nil

@@ -357,7 +357,7 @@ func Open(cfg Config) (*Node, error) {
 			return mcpHandler.Serve(w, r)
 		})
 	}
-	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API,
+	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API, Credentials: n.API.Credentials(),
 		FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes})
 
 	n.bg.Add(2)

@@ -9,7 +9,7 @@ import (
 	"folio/actors/inbox"
 	"folio/actors/registry"
 	"folio/actors/tenant"
-	"folio/transport/httpapi"
+	"folio/transport/credential"
 )
 
 // The dashboard: what a signed-in member of a workspace (tenant) sees of it. Every
@@ -23,7 +23,7 @@ import (
 // shown, and the others they may switch to.
 type desk struct {
 	me    *meView
-	cred  httpapi.Credential
+	cred  credential.Credential
 	ws    tenant.Tenant
 	all   []tenant.Tenant
 	first bool // ws is the person's first workspace (links need no ?w=)

@@ -114,7 +114,7 @@ func (s *Site) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	if !s.readForm(w, r) {
 		return
 	}
-	c, err := s.c.API.CredentialOf(nil, r)
+	c, err := s.c.Credentials.Of(nil, r)
 	if err == nil && c.Session != nil {
 		if !s.csrfOK(w, r, c) {
 			return

@@ -21,6 +21,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
+	"folio/transport/credential"
 	"folio/transport/httpapi"
 	"folio/transport/web/render"
 )
@@ -36,8 +37,10 @@ type Config struct {
 	Pages   *registry.Registry
 	Tenants *registry.Registry
 	Now     func() time.Time
-	// API is the node's API: who is asking (its credential), sign-in, claims. The
-	// pages call the same code the API's routes do.
+	// Credentials tells who a request is, resolved once per request for both faces.
+	Credentials *credential.Resolver
+	// API is the node's API: sign-in, claims. The pages call the same code the
+	// API's routes do.
 	API *httpapi.Server
 	// FormTargets are the origins a sign-in form may be redirected to: the
 	// configured OAuth providers' (https://github.com, https://accounts.google.com).
@@ -130,7 +133,7 @@ func (s *Site) open(r *http.Request, id string) (*page.Opened, error) {
 	if id == "" || len(id) > 64 {
 		return nil, nil
 	}
-	c, err := s.c.API.CredentialOf(nil, r)
+	c, err := s.c.Credentials.Of(nil, r)
 	if err != nil {
 		return nil, err
 	}
