@@ -244,8 +244,3 @@ func (s *Server) reservePages(w http.ResponseWriter, r *http.Request, who tenant
 }
 
 var errUnknownOutcome = errors.New("outcome unknown")
-
-// LimitsEnforced tells whether this node enforces plan limits (request rates and
-// the monthly page quota, --enforce-limits). Usage is counted either way; the
-// dashboard's usage screen says whether the plan's numbers are also a ceiling.
-func (s *Server) LimitsEnforced() bool { return s.tenancy != nil && s.tenancy.Enforce }

@@ -60,12 +60,3 @@ func (s *Server) ClearSessionCookie(w http.ResponseWriter, r *http.Request) {
 func (s *Server) secure(r *http.Request) bool {
 	return r.TLS != nil || s.forwardedHTTPS(r) || strings.HasPrefix(s.urls.Base, "https://") || strings.HasPrefix(s.urls.App, "https://")
 }
-
-// AccountEmail is the verified address an account has now (it follows the
-// identity provider: people.SignIn), for screens that list members by a record
-// made when they joined. false when the account is not found or the store did not
-// answer: the screen then shows the address recorded when they joined.
-func (s *Server) AccountEmail(userID string) (string, bool) {
-	u, ok, err := s.people.User(userID)
-	return u.Email, ok && err == nil
-}

@@ -18,8 +18,12 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"folio/actors/auditlog"
+	"folio/actors/callback"
 	"folio/actors/page"
+	"folio/actors/people"
 	"folio/actors/registry"
+	"folio/actors/tenant"
 	"folio/persistence"
 	"folio/transport/credential"
 	"folio/transport/httpapi"
@@ -36,7 +40,16 @@ type Config struct {
 	Store   *persistence.Store
 	Pages   *registry.Registry
 	Tenants *registry.Registry
-	Now     func() time.Time
+	People  *people.Directory
+	Audit   *auditlog.Log // nil: no audit log on this node
+	// Inboxes, Plans and EnforceLimits are the tenancy's (nil, nil, false on a node
+	// without it): the inbox's buttons, the usage screen.
+	Inboxes       *registry.Registry
+	Plans         *tenant.Book
+	EnforceLimits bool
+	// Deliveries retries a delivery (nil on a node whose dispatcher did not start).
+	Deliveries *callback.Dispatcher
+	Now        func() time.Time
 	// Credentials tells who a request is, resolved once per request for both faces.
 	Credentials *credential.Resolver
 	// API is the node's API: sign-in, claims. The pages call the same code the
