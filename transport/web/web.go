@@ -83,19 +83,19 @@ func Mount(r Router, c Config) *Site {
 	r.Handle("POST", "/p/:id/act", s.act)
 	r.Handle("GET", "/p/:id/parts/:part", s.part)
 	r.Handle("GET", "/p/:id/blocks/:blockId", s.block)
-	r.Handle("GET", "/s/:code", s.short)
-	r.Handle("GET", "/a/:token", s.decisionLink)
-	r.Handle("HEAD", "/a/:token", s.decisionLink)
-	r.Handle("POST", "/a/:token", s.confirmLink)
+	r.Handle("GET", "/s/:code", s.serve(s.short))
+	r.Handle("GET", "/a/:token", s.serve(s.decisionLink))
+	r.Handle("HEAD", "/a/:token", s.serve(s.decisionLink))
+	r.Handle("POST", "/a/:token", s.serve(s.confirmLink))
 	r.Handle("GET", "/assets/:name", s.assets.serve)
 	// Signing in, claiming an agent, the start page (signin.go, claim.go).
 	r.Handle("GET", "/login", s.login)
-	r.Handle("POST", "/login", s.sendLink)
+	r.Handle("POST", "/login", s.serve(s.sendLink))
 	r.Handle("GET", "/login/link", s.linkLanding)
-	r.Handle("POST", "/login/oauth/:provider", s.oauth)
+	r.Handle("POST", "/login/oauth/:provider", s.serve(s.oauth))
 	r.Handle("POST", "/logout", s.logout)
 	r.Handle("GET", "/claim", s.claimPage)
-	r.Handle("POST", "/claim", s.claim)
+	r.Handle("POST", "/claim", s.serve(s.claim))
 	r.Handle("GET", "/welcome", s.welcome)
 	// The dashboard (dash*.go).
 	r.Handle("GET", "/", s.inboxScreen)
@@ -121,11 +121,10 @@ type Site struct {
 }
 
 // short is /s/:code: 302 to the page (404 for an unknown code or a draft).
-func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	id, ok, err := page.ResolveShortCode(s.c.Store, ps.ByName("code"))
 	if err != nil {
-		s.failed(w, r, err) // the store did not answer: "try again", not "not found"
-		return
+		return err // the store did not answer: "try again", not "not found"
 	}
 	if ok {
 		o, err := s.open(r, id)
@@ -133,10 +132,11 @@ func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 	}
 	if !ok {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	http.Redirect(w, r, "/p/"+id, http.StatusFound)
+	return nil
 }
 
 // open asks the page for what the viewer may see of it: nil (and no error) when it
