@@ -26,7 +26,6 @@ import (
 	"folio/actors/tenant"
 	"folio/persistence"
 	"folio/transport/credential"
-	"folio/transport/httpapi"
 	"folio/transport/web/render"
 )
 
@@ -52,9 +51,9 @@ type Config struct {
 	Now        func() time.Time
 	// Credentials tells who a request is, resolved once per request for both faces.
 	Credentials *credential.Resolver
-	// API is the node's API: sign-in, claims. The pages call the same code the
-	// API's routes do.
-	API *httpapi.Server
+	// API is the node's API server's sign-in area (Accounts): the pages call the
+	// same code the API's routes do.
+	API Accounts
 	// FormTargets are the origins a sign-in form may be redirected to: the
 	// configured OAuth providers' (https://github.com, https://accounts.google.com).
 	FormTargets []string
