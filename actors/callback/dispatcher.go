@@ -234,8 +234,14 @@ func (d *Dispatcher) Enqueue(items []Item) {
 // Retry queues an immediate attempt of a tenant's delivery (manual redelivery): the
 // same event id and body bytes as every other attempt. 404 for another tenant's or
 // an unknown delivery, 409 while an attempt is in flight or for a delivery never sent
-// (a test page's notification).
+// (a test page's notification). A nil Dispatcher serves no deliveries (404).
 func (d *Dispatcher) Retry(tenantID, id string) (*Delivery, error) {
+	if d == nil { // a node whose dispatcher did not start
+		return nil, fault.New(fault.NotFound, "deliveries are not served by this node", nil)
+	}
+	if id == "" || len(id) > 128 { // no delivery id is longer: not one to look up
+		return nil, fault.Missing("delivery", id)
+	}
 	rec, err := Load(d.cfg.Store, id)
 	if err != nil {
 		return nil, err

@@ -178,3 +178,12 @@ func (d *Directory) UserByEmail(email string) (u User, ok bool, err error) {
 	}
 	return u, ok, nil
 }
+
+// EmailOf is the verified address an account has now (it follows the identity
+// provider: SignIn), for screens that list members by a record made when they
+// joined. false when the account is not found or the store did not answer: the
+// screen then shows the address recorded when they joined.
+func (d *Directory) EmailOf(userID string) (string, bool) {
+	u, ok, err := d.User(userID)
+	return u.Email, ok && err == nil
+}

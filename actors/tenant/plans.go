@@ -154,6 +154,15 @@ func NewBook(store *persistence.Store, plans PlanSet, max int) *Book {
 // Plans is the node's plan set.
 func (b *Book) Plans() PlanSet { return b.plans }
 
+// PlanOf is t's effective plan (operator overrides included); a nil Book (no
+// tenancy on this node) answers the built-in plans.
+func (b *Book) PlanOf(t Tenant) Plan {
+	if b == nil {
+		return NewPlanSet(nil).For(t)
+	}
+	return b.plans.For(t)
+}
+
 func (b *Book) shard(id string) *bookShard {
 	return &b.shards[maphash.String(b.seed, id)%bookShards]
 }

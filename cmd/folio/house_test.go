@@ -12,7 +12,8 @@ import (
 // persistence imports actors or transport; nothing under actors imports transport;
 // the pure packages (actors/model/..., transport/protocols, transport/web/render and
 // transport/web/chart) import no actor package, no storage and no HTTP server or
-// client.
+// client; the pages for people (transport/web) do not import the API
+// (transport/httpapi).
 func TestTheRulesOfTheHouse(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", "../../...").Output()
 	if err != nil {
@@ -51,6 +52,8 @@ func forbidden(pkg, imp string) string {
 		return "persistence is below the actors and the transports"
 	case under(pkg, "folio/actors") && under(imp, "folio/transport"):
 		return "actors are below the transports"
+	case under(pkg, "folio/transport/web") && under(imp, "folio/transport/httpapi"):
+		return "the two HTTP faces are siblings: the pages share the API's rules below the transports and its credential in transport/credential"
 	case under(pkg, "folio/actors/model") && under(imp, "folio/actors") && !under(imp, "folio/actors/model"):
 		return "the model is pure: it imports no actor"
 	case pure && (under(imp, "folio/actors") && !under(imp, "folio/actors/model") || under(imp, "folio/persistence") ||

@@ -9,21 +9,24 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"folio/actors/model/fault"
 )
 
 // Error codes of the error envelope (docs/spec.md section 7; the OpenAPI
-// document's ErrorCode).
+// document's ErrorCode): the server's own (actors/model/fault), whose one table
+// gives each its status (fault.Status).
 const (
-	CodeInvalidRequest     = "INVALID_REQUEST"
-	CodeUnauthorized       = "UNAUTHORIZED"
-	CodeForbidden          = "FORBIDDEN"
-	CodeNotFound           = "NOT_FOUND"
-	CodeConflict           = "CONFLICT"
-	CodeRateLimited        = "RATE_LIMITED"
-	CodePayloadTooLarge    = "PAYLOAD_TOO_LARGE"
-	CodeInternalError      = "INTERNAL_ERROR"
-	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
-	CodeServiceUnavailable = "SERVICE_UNAVAILABLE"
+	CodeInvalidRequest     = fault.Invalid
+	CodeUnauthorized       = fault.Unauthorized
+	CodeForbidden          = fault.Forbidden
+	CodeNotFound           = fault.NotFound
+	CodeConflict           = fault.Conflict
+	CodeRateLimited        = fault.RateLimited
+	CodePayloadTooLarge    = fault.TooLarge
+	CodeInternalError      = fault.Internal
+	CodeMethodNotAllowed   = fault.MethodNotAllowed
+	CodeServiceUnavailable = fault.Unavailable
 )
 
 // Error is an answer outside 2xx: the HTTP status and the error envelope
@@ -48,19 +51,23 @@ func (e *Error) Error() string {
 
 // IsConflict reports whether err is a 409 (a second execution, a page that is no
 // longer active, a comment on a finished page…).
-func IsConflict(err error) bool { return statusOf(err) == http.StatusConflict }
+func IsConflict(err error) bool { return is(err, fault.Conflict) }
 
 // IsNotFound reports whether err is a 404 (also another tenant's page).
-func IsNotFound(err error) bool { return statusOf(err) == http.StatusNotFound }
+func IsNotFound(err error) bool { return is(err, fault.NotFound) }
 
 // IsUnauthorized reports whether err is a 401 (a missing, invalid or deleted key).
-func IsUnauthorized(err error) bool { return statusOf(err) == http.StatusUnauthorized }
+func IsUnauthorized(err error) bool { return is(err, fault.Unauthorized) }
 
 // IsForbidden reports whether err is a 403.
-func IsForbidden(err error) bool { return statusOf(err) == http.StatusForbidden }
+func IsForbidden(err error) bool { return is(err, fault.Forbidden) }
 
 // IsRateLimited reports whether err is a 429.
-func IsRateLimited(err error) bool { return statusOf(err) == http.StatusTooManyRequests }
+func IsRateLimited(err error) bool { return is(err, fault.RateLimited) }
+
+// IsUnavailable reports whether err is a 503: the service or something it needs
+// did not answer in time; asking again later (RetryAfter) helps.
+func IsUnavailable(err error) bool { return is(err, fault.Unavailable) }
 
 // RetryAfter is how long err asks to wait before trying again, and whether it says
 // so at all (a 429 or 503 with Retry-After).
@@ -72,12 +79,12 @@ func RetryAfter(err error) (time.Duration, bool) {
 	return 0, false
 }
 
-func statusOf(err error) int {
+// is reports whether err is an answer with code's status (the one table,
+// fault.Status): an answer without an envelope (a proxy's 503 page) counts by its
+// status alone.
+func is(err error, code string) bool {
 	var e *Error
-	if errors.As(err, &e) {
-		return e.Status
-	}
-	return 0
+	return errors.As(err, &e) && e.Status == fault.Status(code)
 }
 
 // maxErrorBody bounds what is read of an error answer.

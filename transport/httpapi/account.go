@@ -3,13 +3,10 @@ package httpapi
 import (
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/julienschmidt/httprouter"
 
-	"folio/actors/model/fault"
 	"folio/actors/model/ids"
 	"folio/actors/registry"
 	"folio/actors/tenant"
@@ -94,7 +91,7 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err := s.decode(w, r, &req, false); err != nil {
 		return err
 	}
-	name, test, err := CheckNewKey(req.Name, req.Mode)
+	name, test, err := tenant.CheckNewKey(req.Name, req.Mode)
 	if err != nil {
 		return err
 	}
@@ -160,20 +157,4 @@ func nullable(s string) any {
 		return nil
 	}
 	return s
-}
-
-// CheckNewKey applies the rules of POST /v1/account/api-keys to a key's name and
-// mode: the name trimmed, 1–100 characters; the mode live (also when empty) or
-// test. The refusal names its field (fault.Field).
-func CheckNewKey(name, mode string) (trimmed string, test bool, err error) {
-	trimmed = strings.TrimSpace(name)
-	switch {
-	case trimmed == "":
-		return "", false, fault.Field("name", "required", "name is required")
-	case utf8.RuneCountInString(trimmed) > 100:
-		return "", false, fault.Field("name", "max_length", "name has at most 100 characters")
-	case mode != "" && mode != "live" && mode != "test":
-		return "", false, fault.Field("mode", "enum", "mode must be live or test")
-	}
-	return trimmed, mode == "test", nil
 }

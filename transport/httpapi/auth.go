@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -10,6 +9,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/people"
 	"folio/actors/tenant"
+	"folio/transport/credential"
 )
 
 // requireKey authenticates the bearer API key: missing or unknown (including a key
@@ -20,7 +20,7 @@ func (s *Server) requireKey(h authed) handler {
 		if !ok {
 			return fault.New(fault.Unauthorized, "an API key is required: send Authorization: Bearer sk_live_…", nil)
 		}
-		who, ok, err := s.authenticate(r, token) // the rate-limit guard's lookup, kept
+		who, ok, err := s.cred.Key(r, token) // the rate-limit guard's lookup, kept
 		if err != nil {
 			return err // the store did not answer: 503, never 401
 		}
@@ -34,24 +34,12 @@ func (s *Server) requireKey(h authed) handler {
 	}
 }
 
-func bearer(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
-	if len(h) < 7 || !strings.EqualFold(h[:7], "bearer ") {
-		return "", false
-	}
-	t := strings.TrimSpace(h[7:])
-	return t, t != ""
-}
+// bearer is the request's bearer token (credential.Bearer).
+var bearer = credential.Bearer
 
 func callerOf(who tenant.Principal) page.Caller {
 	return page.Caller{TenantID: who.TenantID, Agent: who.Agent(), Test: who.Test, Key: keyRef(who)}
 }
 
-// keyRef names the principal's key for what it records (a chain step decided by a
-// key for a person says which key).
-func keyRef(who tenant.Principal) *page.KeyRef {
-	if who.KeyID == "" {
-		return nil
-	}
-	return &page.KeyRef{ID: who.KeyID, Name: who.KeyName, Prefix: who.KeyPrefix}
-}
+// keyRef names the principal's key for what it records (credential.KeyRef).
+var keyRef = credential.KeyRef

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/julienschmidt/httprouter"
@@ -12,7 +10,6 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/registry"
-	"folio/actors/slack"
 	"folio/actors/tenant"
 	"folio/persistence"
 )
@@ -28,18 +25,6 @@ type DeliveryDeps struct {
 func (s *Server) MountDelivery(deps DeliveryDeps) {
 	s.delivery = &deliveryHandlers{s: s, deps: deps}
 	s.delivery.routes()
-}
-
-// RetryDelivery queues a manual attempt of one of the tenant's deliveries (the
-// dashboard's retry button; the same rule as POST /v1/deliveries/:id/retry).
-func (s *Server) RetryDelivery(tenantID, id string) (*callback.Delivery, error) {
-	if s.delivery == nil {
-		return nil, fault.New(fault.NotFound, "deliveries are not served by this node", nil)
-	}
-	if len(id) > 128 {
-		return nil, fault.Missing("delivery", id)
-	}
-	return s.delivery.deps.Dispatcher.Retry(tenantID, id)
 }
 
 type deliveryHandlers struct {
@@ -113,11 +98,7 @@ func (h *deliveryHandlers) get(w http.ResponseWriter, _ *http.Request, ps httpro
 // event id and body bytes. 202: the attempt runs in the background (see GET
 // /v1/deliveries/:id); 409 while an attempt is in flight.
 func (h *deliveryHandlers) retry(w http.ResponseWriter, _ *http.Request, ps httprouter.Params, who tenant.Principal) error {
-	id := ps.ByName("id")
-	if len(id) > 128 {
-		return fault.Missing("delivery", id)
-	}
-	d, err := h.deps.Dispatcher.Retry(who.TenantID, id)
+	d, err := h.deps.Dispatcher.Retry(who.TenantID, ps.ByName("id"))
 	if err != nil {
 		return err
 	}
@@ -163,7 +144,7 @@ type replyView struct {
 
 func viewDelivery(d *callback.Delivery) deliveryView {
 	v := deliveryView{ID: d.ID, PageID: d.PageID, EventID: d.EventID, Event: d.Event, Channel: d.Channel,
-		Target: displayTarget(d.Channel, d.Target), Status: d.Status, Note: optString(d.Note), AttemptCount: d.AttemptCount,
+		Target: callback.DisplayTarget(d.Channel, d.Target), Status: d.Status, Note: optString(d.Note), AttemptCount: d.AttemptCount,
 		MaxAttempts: d.MaxAttempts(), NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, CompletedAt: d.CompletedAt,
 		Attempts: make([]attemptView, len(d.Attempts))}
 	if d.Waiting() {
@@ -193,26 +174,3 @@ func optString(s string) *string {
 	}
 	return &s
 }
-
-// displayTarget hides what may be a credential in a target: query strings, and the
-// path of a Slack incoming-webhook URL (which is the webhook's secret).
-func displayTarget(channel, target string) string {
-	if channel == callback.ChannelEmail || (channel == callback.ChannelSlack && slack.IsChannelID(target)) {
-		return target // an address, or a Slack channel id: neither is a secret
-	}
-	u, err := url.Parse(target)
-	if err != nil {
-		return ""
-	}
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	if channel == callback.ChannelSlack && u.Path != "" && u.Path != "/" {
-		parts := strings.SplitN(strings.TrimPrefix(u.Path, "/"), "/", 2)
-		u.Path, u.RawPath = "/"+parts[0]+"/...", ""
-	}
-	return u.String()
-}
-
-// DisplayTarget is a delivery's target as the delivery log shows it, in the API and
-// on the dashboard alike: without query strings, user info, fragments, or the secret
-// path of a Slack incoming webhook (displayTarget).
-func DisplayTarget(channel, target string) string { return displayTarget(channel, target) }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -88,23 +87,20 @@ func (s *Server) archiveInbox(w http.ResponseWriter, r *http.Request, ps httprou
 	return s.changeInbox(w, r, who, ps.ByName("id"), &inbox.Archive{EntryID: ps.ByName("id")})
 }
 
-// ChangeInbox sends a reading-state command (inbox.MarkRead, Star, Archive) to the
-// tenant's InboxActor, as the dashboard's buttons do: nil, or 404 for an entry
-// that is unknown or another tenant's.
-func (s *Server) ChangeInbox(ctx context.Context, tenantID, entryID string, msg any) error {
-	if s.tenancy == nil || entryID == "" || len(entryID) > 64 {
-		return fault.Missing("inbox entry", entryID)
-	}
-	_, err := registry.Call[*inbox.Changed](ctx, s.tenancy.Inbox, tenantID, msg)
-	return err
-}
-
 // changeInbox sends a reading-state command about entry id to the tenant's
 // InboxActor: 204, or 404 for an entry that is unknown or another tenant's.
 func (s *Server) changeInbox(w http.ResponseWriter, r *http.Request, who tenant.Principal, id string, msg any) error {
-	if err := s.ChangeInbox(r.Context(), who.TenantID, id, msg); err != nil {
+	if err := inbox.Change(r.Context(), s.inboxes(), who.TenantID, id, msg); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// inboxes is the InboxActors' registry; nil until MountTenancy.
+func (s *Server) inboxes() *registry.Registry {
+	if s.tenancy == nil {
+		return nil
+	}
+	return s.tenancy.Inbox
 }

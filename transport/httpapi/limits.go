@@ -99,7 +99,7 @@ func (s *Server) guard(path string, h handler) handler {
 			return h(w, r, ps)
 		}
 		if token, ok := bearer(r); ok && tenant.IsAPIKey(token) {
-			who, ok, err := s.authenticate(r, token)
+			who, ok, err := s.cred.Key(r, token)
 			if err != nil {
 				return err // the store did not answer: 503, never 401
 			}
@@ -153,7 +153,7 @@ func (s *Server) personOf(r *http.Request) (string, error) {
 	if !people.IsSessionToken(token) {
 		return "", nil
 	}
-	sess, _, ok, err := s.session(r, token)
+	sess, _, ok, err := s.cred.Session(r, token)
 	if err != nil || !ok {
 		return "", err
 	}
@@ -244,8 +244,3 @@ func (s *Server) reservePages(w http.ResponseWriter, r *http.Request, who tenant
 }
 
 var errUnknownOutcome = errors.New("outcome unknown")
-
-// LimitsEnforced tells whether this node enforces plan limits (request rates and
-// the monthly page quota, --enforce-limits). Usage is counted either way; the
-// dashboard's usage screen says whether the plan's numbers are also a ceiling.
-func (s *Server) LimitsEnforced() bool { return s.tenancy != nil && s.tenancy.Enforce }

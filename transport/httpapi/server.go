@@ -18,6 +18,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
+	"folio/transport/credential"
 )
 
 // URLs are the public addresses derived from configuration (docs/behaviour.md).
@@ -59,6 +60,7 @@ type Server struct {
 	tenants     *registry.Registry
 	keys        *tenant.Keyring
 	people      *people.Directory
+	cred        *credential.Resolver // who a request is, once per request (both faces)
 	now         func() time.Time
 	urls        URLs
 	maxBody     int64
@@ -91,6 +93,7 @@ func New(c Config) *Server {
 	s := &Server{store: c.Store, audit: c.Audit, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, people: c.People, now: c.Now, urls: c.URLs,
 		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry), reg: c.Registry,
 		trusted: c.TrustedProxies, open: newOpenConns(c.Open)}
+	s.cred = &credential.Resolver{Keys: c.Keys, People: c.People, Store: c.Store, Refresh: s.SetSessionCookie}
 	if c.Registry != nil {
 		c.Registry.MustRegister(s.open.gauges()...)
 	}
@@ -103,7 +106,7 @@ func New(c Config) *Server {
 	})
 	r.MethodNotAllowed = http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		writeJSON(w, http.StatusMethodNotAllowed, envelope{Error: body{Code: "METHOD_NOT_ALLOWED",
+		writeJSON(w, http.StatusMethodNotAllowed, envelope{Error: body{Code: fault.MethodNotAllowed,
 			Message: req.Method + " is not allowed on " + req.URL.Path, Details: map[string]any{"allow": w.Header().Get("Allow")}}})
 	})
 	r.PanicHandler = func(w http.ResponseWriter, req *http.Request, p any) {
@@ -120,7 +123,7 @@ func New(c Config) *Server {
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		s.router.ServeHTTP(w, withMemo(r))
+		s.router.ServeHTTP(w, credential.WithMemo(r))
 	})
 }
 

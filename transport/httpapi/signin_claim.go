@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
 	"folio/actors/people"
-	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/credential"
 )
 
 // claim is POST /v1/auth/claim {claimCode, claimToken}: a signed-in person claims
@@ -60,38 +59,19 @@ func (si *signin) claimByKey(w http.ResponseWriter, r *http.Request, _ httproute
 	return nil
 }
 
-// ClaimProof is what a claimer shows: the claim code and the claim token of the
-// claim link together, or the agent's whole API key.
-type ClaimProof struct {
-	Code, Token, Key string
-}
+// ClaimProof is what a claimer shows (tenant.ClaimProof).
+type ClaimProof = tenant.ClaimProof
 
-// ClaimTenant makes the signed-in person of c the owner of an unclaimed tenant,
-// proven by its claim code together with its claim token, or by one of its whole
-// API keys. Every attempt spends one of the client address's and the person's
-// claim attempts, and every attempt that proves nothing one of the global failure
-// budget (claim_budget.go). A refusal identifies no workspace: a wrong code or
-// token or key is 404 and says nothing more; a tenant already claimed is 409.
+// ClaimTenant makes the signed-in person of c the owner of an unclaimed tenant
+// (the rule: tenant.ClaimProof.Checked, tenant.ClaimBy). Every attempt spends one
+// of the client address's and the person's claim attempts, and every attempt that
+// proves nothing one of the global failure budget (claim_budget.go): those
+// throttles, and their rate headers on w, are this transport's.
 func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credential, p ClaimProof) (tenant.Tenant, error) {
 	si := s.signin
-	code, token, key := strings.TrimSpace(p.Code), strings.TrimSpace(p.Token), strings.TrimSpace(p.Key)
-	if i := strings.LastIndexByte(token, '#'); i >= 0 { // the whole claimUrl pasted
-		token = token[i+1:]
-	}
-	switch {
-	case key != "" && !tenant.IsWholeKey(key):
-		return tenant.Tenant{}, fault.Field("key", "whole_key",
-			"paste the agent's whole API key (sk_live_ and 44 more characters): the prefix the dashboard lists proves nothing")
-	case key != "":
-	case code == "":
-		return tenant.Tenant{}, fault.Field("claimCode", "required", "claimCode is required")
-	case len(code) > 64:
-		return tenant.Tenant{}, fault.Field("claimCode", "max_length", "claimCode has at most 64 characters")
-	case token == "":
-		return tenant.Tenant{}, fault.Field("claimToken", "required",
-			"claimToken is required with the claim code: it is the part of the agent's claimUrl after #, and the claim page at that address sends it for you")
-	case len(token) > 128:
-		return tenant.Tenant{}, fault.Field("claimToken", "max_length", "claimToken has at most 128 characters")
+	p, err := p.Checked()
+	if err != nil {
+		return tenant.Tenant{}, err
 	}
 	if err := admit(w, "claims", "address", si.claims.TakeOf("addr:"+si.ClientAddress(r), si.d.ClaimsPerClient, si.d.Window)); err != nil {
 		return tenant.Tenant{}, err
@@ -102,38 +82,12 @@ func (s *Server) ClaimTenant(w http.ResponseWriter, r *http.Request, c Credentia
 	if err := si.budget.admit(w); err != nil {
 		return tenant.Tenant{}, err
 	}
-	msg := &tenant.Claim{Person: tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email}}
-	var tenantID string
-	if key != "" {
-		who, ok, err := si.keys.Authenticate(key)
-		if err != nil {
-			return tenant.Tenant{}, err // the store did not answer: 503, not "no such key"
-		}
-		if !ok {
-			si.budget.fail("key")
-			return tenant.Tenant{}, fault.New(fault.NotFound, "no agent account has this key: check that you pasted the whole key", map[string]any{"field": "key"})
-		}
-		tenantID = who.TenantID
-	} else {
-		id, ok, err := tenant.TenantOfClaimToken(si.store, token)
-		if err != nil {
-			return tenant.Tenant{}, err // the store did not answer: 503, not "no such claim"
-		}
-		if !ok {
-			si.budget.fail("code")
-			return tenant.Tenant{}, tenant.NoClaim()
-		}
-		tenantID, msg.Code, msg.Token = id, code, token
+	t, err := tenant.ClaimBy(r.Context(), si.store, si.keys, si.tenants, tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email}, p)
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Code == fault.NotFound { // the proof named no account
+		si.budget.fail(p.Kind())
 	}
-	res, err := registry.Call[*tenant.Claimed](r.Context(), si.tenants, tenantID, msg)
-	if err != nil {
-		var fe *fault.Error
-		if errors.As(err, &fe) && fe.Code == fault.NotFound {
-			si.budget.fail("code")
-		}
-		return tenant.Tenant{}, err
-	}
-	return res.Tenant, nil
+	return t, err
 }
 
 // personOf is the signed-in person a sign-in route needs: a session (a write by
@@ -149,7 +103,7 @@ func (si *signin) personOf(r *http.Request) (Credential, error) {
 	case c.Session == nil:
 		return Credential{}, fault.New(fault.Unauthorized, "sign in first: send a session token (Authorization: Bearer sess_…) or the session cookie", nil)
 	}
-	if err := checkCSRF(r, c, r.Header.Get(CSRFHeader)); err != nil {
+	if err := credential.CheckCSRF(r, c, r.Header.Get(CSRFHeader)); err != nil {
 		return Credential{}, err
 	}
 	return c, nil

@@ -10,7 +10,6 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
-	"folio/actors/model/formats"
 	"folio/actors/page"
 	"folio/actors/people"
 	"folio/actors/registry"
@@ -34,82 +33,31 @@ func (si *signin) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.
 	return nil
 }
 
-// SendSignInLink checks a request for a sign-in link and queues it. What it checks
-// is the shape of the request and the abuse limits, the same for every address;
-// whether a mail actually goes out (the page admits the address) is decided later,
-// in the background (deliverLink), so neither the answer nor its timing says
-// whether an address is allowed. Without a page, any address may sign in (the
-// sign-in page, claiming an agent).
+// SendSignInLink checks a request for a sign-in link (people.CheckLinkRequest)
+// and queues it. What it checks is the shape of the request and the abuse limits,
+// the same for every address; whether a mail actually goes out (the page admits
+// the address) is decided later, in the background (deliverLink), so neither the
+// answer nor its timing says whether an address is allowed. Without a page, any
+// address may sign in (the sign-in page, claiming an agent).
 func (s *Server) SendSignInLink(w http.ResponseWriter, r *http.Request, email, pageID, redirect string) error {
 	si := s.signin
-	email = people.NormalEmail(email)
-	switch {
-	case email == "":
-		return fault.Field("email", "required", "email is required")
-	case len(email) > 254 || !formats.Email(email):
-		return fault.Field("email", "email", "email must be a plain e-mail address")
-	case len(pageID) > 64:
-		return fault.Field("pageId", "max_length", "pageId has at most 64 characters")
-	}
-	to, err := s.sameOrigin(redirect, pageID)
+	req, err := people.CheckLinkRequest(email, pageID, redirect, s.origins()...)
 	if err != nil {
 		return err
 	}
-	if err := admit(w, "sign_in_links", "email", si.links.TakeOf("email:"+email, si.d.LinksPerEmail, si.d.Window)); err != nil {
+	if err := admit(w, "sign_in_links", "email", si.links.TakeOf("email:"+req.Email, si.d.LinksPerEmail, si.d.Window)); err != nil {
 		return err
 	}
 	if err := admit(w, "sign_in_links", "address", si.links.TakeOf("addr:"+si.ClientAddress(r), si.d.LinksPerClient, si.d.Window)); err != nil {
 		return err
 	}
-	si.enqueue(mailJob{kind: people.PurposeSignIn, email: email, pageID: pageID, redirect: to})
+	si.enqueue(mailJob{kind: people.PurposeSignIn, email: req.Email, pageID: req.PageID, redirect: req.Redirect})
 	return nil
 }
 
-// sameOrigin is where a sign-in may lead: a path on this service, or an absolute
-// address on one of its own origins (kept as its path). Empty leads to the page, or
-// to the dashboard. Anything else (another host, a scheme-relative //host, a
-// backslash trick) is 400: there is no open redirect.
-func (s *Server) sameOrigin(raw, pageID string) (string, error) {
-	if raw == "" {
-		if pageID != "" {
-			return "/p/" + url.PathEscape(pageID), nil
-		}
-		return "/", nil
-	}
-	refuse := func() (string, error) {
-		return "", fault.Field("redirectUrl", "same_origin", "redirectUrl must be an address on this service")
-	}
-	if len(raw) > 2048 || strings.ContainsAny(raw, "\\\r\n\t") {
-		return refuse()
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return refuse()
-	}
-	if u.Scheme != "" || u.Host != "" {
-		ok := false
-		for _, base := range []string{s.urls.Base, s.urls.PageBase, s.urls.App} {
-			if b, err := url.Parse(base); err == nil && strings.EqualFold(b.Scheme, u.Scheme) && strings.EqualFold(b.Host, u.Host) && u.User == nil {
-				ok = true
-			}
-		}
-		if !ok {
-			return refuse()
-		}
-	}
-	path := u.EscapedPath()
-	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
-		return refuse()
-	}
-	out := path
-	if u.RawQuery != "" {
-		out += "?" + u.RawQuery
-	}
-	if u.Fragment != "" {
-		out += "#" + u.EscapedFragment()
-	}
-	return out, nil
-}
+// origins are this service's own addresses, where a sign-in may lead
+// (people.SafeRedirect).
+func (s *Server) origins() []string { return []string{s.urls.Base, s.urls.PageBase, s.urls.App} }
 
 // deliverLink decides, away from the request, whether the address gets a link: a
 // page given must admit it (an authenticated page's allowed_identities, or its

@@ -48,7 +48,7 @@ func (s *Server) StartOAuth(w http.ResponseWriter, r *http.Request, name, redire
 	if err != nil {
 		return "", err
 	}
-	to, err := s.sameOrigin(redirect, "")
+	to, err := people.SafeRedirect(redirect, "", s.origins()...)
 	if err != nil {
 		return "", err
 	}

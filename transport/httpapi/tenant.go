@@ -42,16 +42,14 @@ func (s *Server) qualityScore(w http.ResponseWriter, _ *http.Request, _ httprout
 // nil on a node that keeps no audit trees.
 func (s *Server) AuditLog() *auditlog.Log { return s.audit }
 
-// PlanOf is the tenant's effective plan (the dashboard's usage page).
-func (s *Server) PlanOf(t tenant.Tenant) tenant.Plan { return s.planLimits(t) }
-
 // planLimits is the tenant's effective plan: through the Book when the area is
 // mounted (operator overrides included), else the built-in plan.
 func (s *Server) planLimits(t tenant.Tenant) tenant.Plan {
-	if s.tenancy != nil && s.tenancy.Book != nil {
-		return s.tenancy.Book.Plans().For(t)
+	var b *tenant.Book
+	if s.tenancy != nil {
+		b = s.tenancy.Book
 	}
-	return tenant.NewPlanSet(nil).For(t)
+	return b.PlanOf(t)
 }
 
 // unlimitedAsNull is a limit on the wire: null when 0 (unlimited).

@@ -3,6 +3,7 @@ package node
 import (
 	"folio/actors/page"
 	"folio/transport/httpapi"
+	"folio/transport/web"
 )
 
 // area is one slice of behaviour wired into the node: real-time streams, delivery,
@@ -11,6 +12,7 @@ import (
 type area struct {
 	outlets []page.Outlet              // consume committed page events
 	mount   func(api *httpapi.Server)  // register HTTP routes
+	site    func(c *web.Config)        // hand the pages for people what they share with the routes
 	run     func(stop <-chan struct{}) // a background loop, stopped on Close
 	close   func()                     // after the loops stopped, before the actors
 }

@@ -2,6 +2,7 @@ package node_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"runtime"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"folio/actors/page"
 	"folio/actors/people"
+	"folio/transport/credential"
 	"folio/transport/node"
 	"folio/transport/node/nodetest"
 )
@@ -17,7 +19,9 @@ import (
 // TestACredentialIsResolvedOncePerRequest: the review page, a form posted from it
 // and an API read each resolve who is asking once (the session and the person's
 // workspaces, read from the store), however many guards and handlers of either
-// face ask. Counted as store reads made on behalf of the person's workspaces.
+// face ask, and keep it on the request's context. Counted as store reads made on
+// behalf of the person's workspaces, and as resolutions on the request's context
+// (before transport/credential: 2 for the review page, 2 for the refused post).
 func TestACredentialIsResolvedOncePerRequest(t *testing.T) {
 	var lookups atomic.Int64
 	e := nodetest.New(t, func(c *node.Config) {
@@ -58,6 +62,18 @@ func TestACredentialIsResolvedOncePerRequest(t *testing.T) {
 		res.Body.Close()
 		if n := lookups.Load() - before; n != 1 {
 			t.Errorf("%s (%d) resolved the person %d times, want once", what, res.StatusCode, n)
+		}
+		// The same request served in process, its context kept to be read after.
+		req, err = http.NewRequest(method, e.Srv.URL+path, strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = res.Request.Header.Clone()
+		req = credential.WithMemo(req)
+		rec := httptest.NewRecorder()
+		e.Node.Handler().ServeHTTP(rec, req)
+		if n := credential.Resolutions(req.Context()); n != 1 {
+			t.Errorf("%s (%d) resolved the credential %d times on its context, want once", what, rec.Code, n)
 		}
 	}
 	once("the review page", "GET", "/p/"+id, nil)

@@ -16,6 +16,7 @@ import (
 	"folio/actors/slack"
 	"folio/persistence"
 	"folio/transport/httpapi"
+	"folio/transport/web"
 )
 
 // deliveryArea wires callbacks and notifications into the node: the outbox outlet (delivery rows
@@ -85,6 +86,7 @@ func (n *Node) deliveryArea(pd *page.Deps) (area, callback.Mailer) {
 			api.MountSlack(httpapi.SlackDeps{Store: n.Store, MaxBody: cfg.SlackMaxBody, Interactions: &slack.Service{
 				API: sl, Pages: n.Pages, PageURL: outbox.PageURL, Now: cfg.Now, Log: cfg.Log.With(slog.String("component", "slack"))}})
 		},
+		site: func(c *web.Config) { c.Deliveries = d },
 		// Decision links are forgotten a month after they expire (maillink.Kept),
 		// swept hourly on every node (deleting is idempotent).
 		run: func(stop <-chan struct{}) {

@@ -335,8 +335,9 @@ func Open(cfg Config) (*Node, error) {
 		pageDeps.Outlets = append(pageDeps.Outlets, a.outlets...)
 	}
 	pageDeps.Outlets = append(pageDeps.Outlets, tenant.Usage{}, newEventCounter(reg))
+	audit := auditLog(cfg, store, auditKey)
 	n.API = httpapi.New(httpapi.Config{
-		Store: store, Audit: auditLog(cfg, store, auditKey), Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
+		Store: store, Audit: audit, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
 		TrustedProxies: cfg.TrustedProxies, Open: openLimits(cfg),
@@ -361,9 +362,15 @@ func Open(cfg Config) (*Node, error) {
 			return mcpHandler.Serve(w, r)
 		})
 	}
-	web.Mount(n.API, web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, Now: cfg.Now, API: n.API,
-		FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes,
-		Bell: n.bell, NeedsRefresh: cfg.NeedsRefresh})
+	site := web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, People: n.People, Audit: audit, Now: cfg.Now, API: n.API,
+		Credentials: n.API.Credentials(), FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes,
+		Bell: n.bell, NeedsRefresh: cfg.NeedsRefresh}
+	for _, a := range n.areas {
+		if a.site != nil {
+			a.site(&site)
+		}
+	}
+	web.Mount(n.API, site)
 
 	n.bg.Add(2)
 	go func() { defer n.bg.Done(); page.RunExpiry(pageDeps, n.Pages, cfg.ExpiryEvery, n.stop) }()

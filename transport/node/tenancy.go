@@ -8,6 +8,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/transport/httpapi"
+	"folio/transport/web"
 )
 
 // tenancyArea wires tenancy into the node: the inbox outlet (entries,
@@ -38,6 +39,7 @@ func (n *Node) tenancyArea(pd *page.Deps) area {
 				PersonPerMinute: cfg.PersonPerMinute, MaxBuckets: cfg.LimiterEntries, AdminToken: cfg.AdminToken,
 			})
 		},
+		site: func(c *web.Config) { c.Inboxes, c.Plans, c.EnforceLimits = inboxes, book, cfg.EnforceLimits },
 		// Idle buckets are dropped every half minute, so limiter memory follows the
 		// clients active in the last minute (and never exceeds LimiterEntries).
 		run: func(stop <-chan struct{}) {

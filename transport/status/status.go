@@ -1,11 +1,11 @@
-// Package status is the one table from what went wrong to an HTTP status, shared by
-// the API (an error envelope) and the pages for people (an HTML page): the same
-// refusal has the same status on both faces.
+// Package status tells what went wrong and its HTTP status, for the API (an error
+// envelope) and the pages for people (an HTML page) alike: a fault's status is the
+// one table's (fault.Status, which the Go client reads too), so the same refusal
+// has the same status on both faces.
 package status
 
 import (
 	"errors"
-	"net/http"
 
 	"folio/actors/model/fault"
 	"folio/actors/registry"
@@ -15,19 +15,6 @@ import (
 // RetryAfter is the Retry-After of a 503 that does not know better: a store or page
 // that did not answer is usually back within a second or two.
 const RetryAfter = "1"
-
-// byCode maps the domain's error codes onto HTTP statuses (specification §7).
-var byCode = map[string]int{
-	fault.Invalid:      http.StatusBadRequest,
-	fault.Unauthorized: http.StatusUnauthorized,
-	fault.Forbidden:    http.StatusForbidden,
-	fault.NotFound:     http.StatusNotFound,
-	fault.Conflict:     http.StatusConflict,
-	fault.RateLimited:  http.StatusTooManyRequests,
-	fault.TooLarge:     http.StatusRequestEntityTooLarge,
-	fault.Internal:     http.StatusInternalServerError,
-	fault.Unavailable:  http.StatusServiceUnavailable,
-}
 
 // Of is the fault err stands for and its status. A *fault.Error is itself; an actor
 // that did not answer in time and a store that did not answer are 503 (transient:
@@ -43,11 +30,7 @@ func Of(err error) (fe *fault.Error, code int, internal bool) {
 	default:
 		fe, internal = fault.New(fault.Internal, "internal error", nil), true
 	}
-	code, ok := byCode[fe.Code]
-	if !ok {
-		code = http.StatusInternalServerError
-	}
-	return fe, code, internal
+	return fe, fault.Status(fe.Code), internal
 }
 
 // Code is the status of a refusal already known to be a fault.

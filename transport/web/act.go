@@ -31,7 +31,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 	if !s.readForm(w, r) {
 		return
 	}
-	c, err := s.c.API.CredentialOf(w, r)
+	c, err := s.c.Credentials.Of(w, r)
 	if err != nil {
 		s.failed(w, r, err)
 		return

@@ -10,7 +10,6 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/registry"
 	"folio/actors/tenant"
-	"folio/transport/httpapi"
 	"folio/transport/status"
 )
 
@@ -55,19 +54,19 @@ func (s *Site) claimPage(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 
 // claim is POST /claim: the code (or the key) from the form, for the signed-in
 // person; success leads to the page that says what they now own.
-func (s *Site) claim(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) claim(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	me, c := s.me(w, r)
 	if me == nil {
 		http.Redirect(w, r, "/claim?code="+url.QueryEscape(r.PostFormValue("code")), http.StatusSeeOther)
-		return
+		return nil
 	}
 	if !s.csrfOK(w, r, c) {
-		return
+		return nil
 	}
-	t, err := s.c.API.ClaimTenant(w, r, c, httpapi.ClaimProof{Code: r.PostFormValue("code"), Token: r.PostFormValue("token"), Key: r.PostFormValue("key")})
+	t, err := s.c.API.ClaimTenant(w, r, c, tenant.ClaimProof{Code: r.PostFormValue("code"), Token: r.PostFormValue("token"), Key: r.PostFormValue("key")})
 	var fe *fault.Error
 	switch {
 	case err == nil:
@@ -77,8 +76,9 @@ func (s *Site) claim(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 		v.Me = me
 		s.render(w, r, status.Code(fe), "claim", v)
 	default:
-		s.failed(w, r, err)
+		return err
 	}
+	return nil
 }
 
 func member(tenants []string, id string) bool {

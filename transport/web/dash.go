@@ -10,7 +10,7 @@ import (
 	"folio/actors/inbox"
 	"folio/actors/registry"
 	"folio/actors/tenant"
-	"folio/transport/httpapi"
+	"folio/transport/credential"
 )
 
 // The dashboard: what a signed-in member of a workspace (tenant) sees of it. Every
@@ -25,7 +25,7 @@ import (
 type desk struct {
 	ctx   context.Context // the request's
 	me    *meView
-	cred  httpapi.Credential
+	cred  credential.Credential
 	ws    tenant.Tenant
 	all   []tenant.Tenant
 	first bool // ws is the person's first workspace (links need no ?w=)

@@ -67,7 +67,7 @@ func (s *Site) auditScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 	}
 	v := auditView{dashShell: s.dashShell(d, "audit", "Audit log"), ExportHref: d.link("/audit/export", nil),
 		ExportName: exportName(d.ws.ID, s.c.Now())}
-	if l := s.c.API.AuditLog(); l != nil {
+	if l := s.c.Audit; l != nil {
 		cp, err := l.Latest(d.ws.ID)
 		if err != nil {
 			s.failed(w, r, err)

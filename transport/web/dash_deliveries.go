@@ -16,7 +16,6 @@ import (
 	"folio/actors/callback"
 	"folio/actors/inbox"
 	"folio/actors/model/fault"
-	"folio/transport/httpapi"
 	"folio/transport/status"
 )
 
@@ -153,7 +152,7 @@ func (s *Site) deliveriesScreen(w http.ResponseWriter, r *http.Request, _ httpro
 	}
 	for _, dl := range rows {
 		v.Rows = append(v.Rows, deliveryRow{ID: dl.ID, Href: d.link("/deliveries/"+url.PathEscape(dl.ID), nil), Event: dl.Event,
-			Channel: dl.Channel, Target: httpapi.DisplayTarget(dl.Channel, dl.Target), Status: dl.Status,
+			Channel: dl.Channel, Target: callback.DisplayTarget(dl.Channel, dl.Target), Status: dl.Status,
 			PageID: dl.PageID, PageTitle: titles(dl.PageID), PageHref: d.link("/deliveries", deliveryFilter{State: f.State, PageID: dl.PageID}.query(0)),
 			Attempts: attemptsLabel(dl), NextAttemptAt: dl.NextAttemptAt, Waiting: dl.Waiting(),
 			CreatedAt: dl.CreatedAt})
@@ -266,7 +265,7 @@ func (s *Site) delivery(d *desk, id string) (*callback.Delivery, error) {
 func (s *Site) deliveryOf(d *desk, dl *callback.Delivery, attempt string) deliveryView {
 	self := "/deliveries/" + url.PathEscape(dl.ID)
 	v := deliveryView{dashShell: s.dashShell(d, "deliveries", dl.Event+" delivery"), ID: dl.ID, Event: dl.Event, EventID: dl.EventID,
-		Channel: dl.Channel, Target: httpapi.DisplayTarget(dl.Channel, dl.Target), Status: dl.Status, Note: dl.Note,
+		Channel: dl.Channel, Target: callback.DisplayTarget(dl.Channel, dl.Target), Status: dl.Status, Note: dl.Note,
 		PageID: dl.PageID, PageTitle: s.pageTitles(d.ws.ID)(dl.PageID), PageHref: "/p/" + url.PathEscape(dl.PageID), PageLog: d.link("/deliveries", url.Values{"page": {dl.PageID}}),
 		Back: d.link("/deliveries", nil), AttemptsLabel: attemptsLabel(dl), NextAttemptAt: dl.NextAttemptAt,
 		CompletedAt: dl.CompletedAt, CreatedAt: dl.CreatedAt, Reply: dl.Reply, Mail: dl.Mail, CSRF: d.me.CSRF}
@@ -389,7 +388,7 @@ func duration(ms float64) string {
 const retryWait = 3 * time.Second
 
 // retryDelivery is POST /deliveries/:id/retry: the API's manual retry
-// (httpapi.Server.RetryDelivery, the same rule as POST /v1/deliveries/:id/retry).
+// (callback.Dispatcher.Retry, the same rule as POST /v1/deliveries/:id/retry).
 // Success is 303 back to the delivery; 409 (an attempt in flight, or one waiting for
 // an earlier delivery) shows the delivery with the reason.
 func (s *Site) retryDelivery(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
@@ -409,7 +408,7 @@ func (s *Site) retryDelivery(w http.ResponseWriter, r *http.Request, ps httprout
 		s.notFound(w, r)
 		return
 	}
-	_, err = s.c.API.RetryDelivery(d.ws.ID, before.ID)
+	_, err = s.c.Deliveries.Retry(d.ws.ID, before.ID)
 	var fe *fault.Error
 	switch {
 	case errors.As(err, &fe) && fe.Code == fault.NotFound:

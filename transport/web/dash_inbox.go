@@ -209,7 +209,7 @@ func (s *Site) inboxChange(w http.ResponseWriter, r *http.Request, ps httprouter
 		return
 	}
 	id := ps.ByName("entry")
-	err := s.c.API.ChangeInbox(r.Context(), d.ws.ID, id, op(id))
+	err := inbox.Change(r.Context(), s.c.Inboxes, d.ws.ID, id, op(id))
 	var fe *fault.Error
 	switch {
 	case err == nil:

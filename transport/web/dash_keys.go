@@ -11,7 +11,6 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/registry"
 	"folio/actors/tenant"
-	"folio/transport/httpapi"
 	"folio/transport/status"
 )
 
@@ -109,7 +108,7 @@ func keyMode(test bool) string {
 	return "live"
 }
 
-// keyFieldMessages are the refusals of httpapi.CheckNewKey as the form says them.
+// keyFieldMessages are the refusals of tenant.CheckNewKey as the form says them.
 var keyFieldMessages = map[string]string{
 	"required":   "Give the key a name, such as the agent or the place that will use it.",
 	"max_length": "A key's name has at most 100 characters.",
@@ -129,7 +128,7 @@ func (s *Site) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 		return
 	}
 	form := keyForm{Name: r.PostFormValue("name"), Mode: r.PostFormValue("mode")}
-	name, test, err := httpapi.CheckNewKey(form.Name, form.Mode)
+	name, test, err := tenant.CheckNewKey(form.Name, form.Mode)
 	var created *tenant.CreatedKey
 	if err == nil {
 		created, err = registry.Call[*tenant.CreatedKey](r.Context(), s.c.Tenants, d.ws.ID, &tenant.CreateKey{Name: name, Test: test})

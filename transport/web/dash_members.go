@@ -45,7 +45,7 @@ func (s *Site) membersScreen(w http.ResponseWriter, r *http.Request, _ httproute
 	v := membersView{dashShell: s.dashShell(d, "members", "Members")}
 	for _, m := range list {
 		// The address the account has now, not the one it joined with.
-		if email, ok := s.c.API.AccountEmail(m.UserID); ok {
+		if email, ok := s.c.People.EmailOf(m.UserID); ok {
 			m.Email = email
 		}
 		v.Members = append(v.Members, memberRow{Email: m.Email, Role: m.Role, JoinedAt: m.JoinedAt,

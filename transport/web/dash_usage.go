@@ -80,10 +80,10 @@ func (s *Site) usageScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 		s.failed(w, r, err)
 		return
 	}
-	plan := s.c.API.PlanOf(t.Tenant)
+	plan := s.c.Plans.PlanOf(t.Tenant)
 	v := usageView{dashShell: s.dashShell(d, "usage", "Usage"), Month: now.UTC().Format("January 2006"),
 		PagesThisMonth: t.PagesThisMonth, PagesLimit: max(plan.PagesPerMonth, 0), PlanName: t.Tenant.Plan,
-		RequestsLimit: max(plan.RequestsPerMinute, 0), Enforced: s.c.API.LimitsEnforced(), Period: period,
+		RequestsLimit: max(plan.RequestsPerMinute, 0), Enforced: s.c.EnforceLimits, Period: period,
 		Metrics: m, Resolution: hoursText(m.AvgResolutionTimeHours, m.CompletedPages > 0), ApprovalRate: percentText(m.ApprovalRate * 100),
 		Quality: q, QualityScore: number(q.Score), Acceptance: percentText(q.AcceptanceRate), Speed: number(q.DecisionSpeed),
 		QualityWindow: inbox.WindowSize}

@@ -50,37 +50,35 @@ type linkView struct {
 	OpenPage         bool
 }
 
-func (s *Site) decisionLink(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) decisionLink(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	token := ps.ByName("token")
 	l, lerr := maillink.Peek(s.c.Store, token, s.c.Now())
 	if lerr != nil && !errors.Is(lerr, maillink.ErrUsed) && !errors.Is(lerr, maillink.ErrExpired) && !errors.Is(lerr, maillink.ErrUnknown) {
-		s.failed(w, r, lerr)
-		return
+		return lerr
 	}
 	v := s.linkViewOf(l)
 	switch {
 	case errors.Is(lerr, maillink.ErrUnknown):
 		s.linkOutcome(w, r, http.StatusNotFound, v, "This link does not work",
 			"It is not a decision link Folio sent, or part of it is missing. Open the page from the mail's “Open the page” link instead, or copy the whole link into your browser.", false)
-		return
+		return nil
 	case errors.Is(lerr, maillink.ErrUsed):
 		s.linkOutcome(w, r, http.StatusGone, v, "This link was already used",
 			"Each decision link works once. Open the page to see what was decided.", true)
-		return
+		return nil
 	case errors.Is(lerr, maillink.ErrExpired):
 		s.linkOutcome(w, r, http.StatusGone, v, "This link has expired",
 			"Decision links work until the page's deadline or expiry. Open the page to see where it stands.", true)
-		return
+		return nil
 	}
 	p, err := s.linkPage(r, l)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	if p == nil || p.Status == page.Revoked {
 		s.linkOutcome(w, r, http.StatusGone, v, "This page was withdrawn",
 			"The agent that shared it has revoked it. Nothing on it can be decided any more.", false)
-		return
+		return nil
 	}
 	v.Title, v.Summary, v.Current = p.Title, p.Summary, p.Version
 	if a, ok := actionOf(p, l.ActionID); ok {
@@ -89,59 +87,56 @@ func (s *Site) decisionLink(w http.ResponseWriter, r *http.Request, ps httproute
 	if st := page.EffectiveStatus(p, s.c.Now()); st != page.Active {
 		s.linkOutcome(w, r, http.StatusOK, v, "This page was already decided",
 			"It is "+st+" and takes no more decisions. Open the page to see the outcome.", true)
-		return
+		return nil
 	}
 	if p.Version != l.PageVersion {
 		s.linkChanged(w, r, v)
-		return
+		return nil
 	}
 	v.CSRF = s.linkCSRF(w, r)
 	v.Shell.Title = "Confirm: " + v.Action.Label
 	s.renderLink(w, r, http.StatusOK, v)
+	return nil
 }
 
 // confirmLink is POST /a/:token.
-func (s *Site) confirmLink(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) confirmLink(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	if !sameOrigin(r) {
 		http.Error(w, "This form was sent from another site.", http.StatusForbidden)
-		return
+		return nil
 	}
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	c, err := r.Cookie(linkCSRFCookie)
 	if sent := r.PostForm.Get("csrf"); err != nil || sent == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(sent)) != 1 {
 		s.notice(w, r, http.StatusForbidden, "This form was sent from another site",
 			"Folio refused it: a decision must be confirmed on Folio's own page. Open the link from your e-mail again and confirm there.")
-		return
+		return nil
 	}
 	token := ps.ByName("token")
 	l, lerr := maillink.Use(s.c.Store, token, s.c.Now())
 	if lerr != nil {
 		// The GET says what happened to the link (used, expired, unknown).
 		if errors.Is(lerr, maillink.ErrUsed) || errors.Is(lerr, maillink.ErrExpired) || errors.Is(lerr, maillink.ErrUnknown) {
-			s.decisionLink(w, r, ps)
-			return
+			return s.decisionLink(w, r, ps)
 		}
-		s.failed(w, r, lerr)
-		return
+		return lerr
 	}
 	viewer, err := s.c.API.SignInByDecisionLink(w, r, l.Email)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	version := l.PageVersion
 	req := &page.ActionRequest{PageVersion: &version}
 	_, err = registry.Call[*page.Result](r.Context(), s.c.Pages, l.PageID, &page.Act{Viewer: viewer, ActionID: l.ActionID, Req: req})
 	if err == nil {
 		http.Redirect(w, r, "/p/"+url.PathEscape(l.PageID)+"#state", http.StatusSeeOther)
-		return
+		return nil
 	}
 	var fe *fault.Error
 	if !errors.As(err, &fe) {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	v := s.linkViewOf(l)
 	if p, perr := s.linkPage(r, l); perr == nil && p != nil {
@@ -160,6 +155,7 @@ func (s *Site) confirmLink(w http.ResponseWriter, r *http.Request, ps httprouter
 	default:
 		s.linkOutcome(w, r, code, v, "Your decision was not recorded", sentence(fe.Message)+" Open the page to see where it stands.", true)
 	}
+	return nil
 }
 
 // linkViewOf is what every outcome shows of a link.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"folio/transport/httpapi"
+	"folio/transport/credential"
 )
 
 // readForm reads a posted form of at most maxFormBody bytes; a refusal has been
@@ -25,9 +25,9 @@ func (s *Site) readForm(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // csrfOK checks a form posted with the session cookie against the session's CSRF
-// token (httpapi.CheckFormCSRF); a refusal is written when it returns false.
-func (s *Site) csrfOK(w http.ResponseWriter, r *http.Request, c httpapi.Credential) bool {
-	if err := httpapi.CheckFormCSRF(r, c); err != nil {
+// token (credential.CheckForm); a refusal is written when it returns false.
+func (s *Site) csrfOK(w http.ResponseWriter, r *http.Request, c credential.Credential) bool {
+	if err := credential.CheckForm(r, c); err != nil {
 		s.notice(w, r, http.StatusForbidden, "This form was sent from another site",
 			"Folio refused it: a form that acts for you must come from Folio's own page. Go back to the page and send it from there.")
 		return false

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"folio/transport/httpapi"
+	"folio/transport/credential"
 )
 
 // meView is the signed-in person as every page shows them: their verified address
@@ -16,8 +16,8 @@ type meView struct {
 
 // me is the signed-in person of the request, nil for anyone else (an API key is not
 // a person). A session whose lifetime was extended gets its cookie refreshed on w.
-func (s *Site) me(w http.ResponseWriter, r *http.Request) (*meView, httpapi.Credential) {
-	c, err := s.c.API.CredentialOf(w, r)
+func (s *Site) me(w http.ResponseWriter, r *http.Request) (*meView, credential.Credential) {
+	c, err := s.c.Credentials.Of(w, r)
 	if err != nil || c.Session == nil {
 		return nil, c
 	}

@@ -69,9 +69,9 @@ func (s *Site) linkLanding(w http.ResponseWriter, r *http.Request, _ httprouter.
 // sendLink is POST /login: the form that mails a sign-in link. It answers the same
 // "check your e-mail" page whether or not the address gets a mail (only the shape
 // of the address and the abuse limits can refuse it).
-func (s *Site) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	email, pageID, next := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("page"), s.safeNext(r.PostFormValue("next"))
 	v := loginView{Shell: s.shell("Check your e-mail"), SignIn: s.signinBox(pageID, next)}
@@ -86,14 +86,15 @@ func (s *Site) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 		v.Shell.Title, v.Problem = "Sign in", fe.Message
 		s.render(w, r, status.Code(fe), "login", v)
 	default:
-		s.failed(w, r, err)
+		return err
 	}
+	return nil
 }
 
 // oauth is POST /login/oauth/:provider: the provider's button, without JavaScript.
-func (s *Site) oauth(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) oauth(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	to, err := s.c.API.StartOAuth(w, r, ps.ByName("provider"), s.safeNext(r.PostFormValue("next")))
 	var fe *fault.Error
@@ -104,8 +105,9 @@ func (s *Site) oauth(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 		v := loginView{Shell: s.shell("Sign in"), SignIn: s.signinBox("", "/"), Problem: fe.Message}
 		s.render(w, r, status.Code(fe), "login", v)
 	default:
-		s.failed(w, r, err)
+		return err
 	}
+	return nil
 }
 
 // logout is POST /logout: the session ends at once, the cookie goes, and the
@@ -114,7 +116,7 @@ func (s *Site) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 	if !s.readForm(w, r) {
 		return
 	}
-	c, err := s.c.API.CredentialOf(nil, r)
+	c, err := s.c.Credentials.Of(nil, r)
 	if err == nil && c.Session != nil {
 		if !s.csrfOK(w, r, c) {
 			return

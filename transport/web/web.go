@@ -18,11 +18,15 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"folio/actors/auditlog"
+	"folio/actors/callback"
 	"folio/actors/inbox"
 	"folio/actors/page"
+	"folio/actors/people"
 	"folio/actors/registry"
+	"folio/actors/tenant"
 	"folio/persistence"
-	"folio/transport/httpapi"
+	"folio/transport/credential"
 	"folio/transport/web/render"
 )
 
@@ -36,10 +40,21 @@ type Config struct {
 	Store   *persistence.Store
 	Pages   *registry.Registry
 	Tenants *registry.Registry
-	Now     func() time.Time
-	// API is the node's API: who is asking (its credential), sign-in, claims. The
-	// pages call the same code the API's routes do.
-	API *httpapi.Server
+	People  *people.Directory
+	Audit   *auditlog.Log // nil: no audit log on this node
+	// Inboxes, Plans and EnforceLimits are the tenancy's (nil, nil, false on a node
+	// without it): the inbox's buttons, the usage screen.
+	Inboxes       *registry.Registry
+	Plans         *tenant.Book
+	EnforceLimits bool
+	// Deliveries retries a delivery (nil on a node whose dispatcher did not start).
+	Deliveries *callback.Dispatcher
+	Now        func() time.Time
+	// Credentials tells who a request is, resolved once per request for both faces.
+	Credentials *credential.Resolver
+	// API is the node's API server's sign-in area (Accounts): the pages call the
+	// same code the API's routes do.
+	API Accounts
 	// FormTargets are the origins a sign-in form may be redirected to: the
 	// configured OAuth providers' (https://github.com, https://accounts.google.com).
 	FormTargets []string
@@ -73,19 +88,19 @@ func Mount(r Router, c Config) *Site {
 	r.Handle("POST", "/p/:id/act", s.act)
 	r.Handle("GET", "/p/:id/parts/:part", s.part)
 	r.Handle("GET", "/p/:id/blocks/:blockId", s.block)
-	r.Handle("GET", "/s/:code", s.short)
-	r.Handle("GET", "/a/:token", s.decisionLink)
-	r.Handle("HEAD", "/a/:token", s.decisionLink)
-	r.Handle("POST", "/a/:token", s.confirmLink)
+	r.Handle("GET", "/s/:code", s.serve(s.short))
+	r.Handle("GET", "/a/:token", s.serve(s.decisionLink))
+	r.Handle("HEAD", "/a/:token", s.serve(s.decisionLink))
+	r.Handle("POST", "/a/:token", s.serve(s.confirmLink))
 	r.Handle("GET", "/assets/:name", s.assets.serve)
 	// Signing in, claiming an agent, the start page (signin.go, claim.go).
 	r.Handle("GET", "/login", s.login)
-	r.Handle("POST", "/login", s.sendLink)
+	r.Handle("POST", "/login", s.serve(s.sendLink))
 	r.Handle("GET", "/login/link", s.linkLanding)
-	r.Handle("POST", "/login/oauth/:provider", s.oauth)
+	r.Handle("POST", "/login/oauth/:provider", s.serve(s.oauth))
 	r.Handle("POST", "/logout", s.logout)
 	r.Handle("GET", "/claim", s.claimPage)
-	r.Handle("POST", "/claim", s.claim)
+	r.Handle("POST", "/claim", s.serve(s.claim))
 	r.Handle("GET", "/welcome", s.welcome)
 	// The dashboard (dash*.go).
 	r.Handle("GET", "/", s.inboxScreen)
@@ -112,11 +127,10 @@ type Site struct {
 }
 
 // short is /s/:code: 302 to the page (404 for an unknown code or a draft).
-func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	id, ok, err := page.ResolveShortCode(s.c.Store, ps.ByName("code"))
 	if err != nil {
-		s.failed(w, r, err) // the store did not answer: "try again", not "not found"
-		return
+		return err // the store did not answer: "try again", not "not found"
 	}
 	if ok {
 		o, err := s.open(r, id)
@@ -124,10 +138,11 @@ func (s *Site) short(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 	}
 	if !ok {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	http.Redirect(w, r, "/p/"+id, http.StatusFound)
+	return nil
 }
 
 // open asks the page for what the viewer may see of it: nil (and no error) when it
@@ -137,7 +152,7 @@ func (s *Site) open(r *http.Request, id string) (*page.Opened, error) {
 	if id == "" || len(id) > 64 {
 		return nil, nil
 	}
-	c, err := s.c.API.CredentialOf(nil, r)
+	c, err := s.c.Credentials.Of(nil, r)
 	if err != nil {
 		return nil, err
 	}
