@@ -17,7 +17,7 @@ import (
 	"folio/actors/inbox"
 	"folio/actors/page"
 	"folio/actors/registry"
-	"folio/transport/httpapi"
+	"folio/transport/credential"
 )
 
 // A signed-in person's own stream, GET /decide/stream (SSE, session cookie): what
@@ -87,7 +87,7 @@ type personState struct {
 
 // asked is whose list c reads: their address, their workspaces, and the access
 // check of another workspace's page, asked of the page itself when read.
-func (s *Site) asked(ctx context.Context, c httpapi.Credential) inbox.Asked {
+func (s *Site) asked(ctx context.Context, c credential.Credential) inbox.Asked {
 	q := inbox.Asked{Members: c.Tenants}
 	if c.Session == nil {
 		return q
@@ -102,7 +102,7 @@ func (s *Site) asked(ctx context.Context, c httpapi.Credential) inbox.Asked {
 }
 
 // personRead reads the person's state now.
-func (s *Site) personRead(ctx context.Context, c httpapi.Credential) (*personState, error) {
+func (s *Site) personRead(ctx context.Context, c credential.Credential) (*personState, error) {
 	now := s.c.Now()
 	rows, total, err := inbox.NeedsDecisionOf(s.c.Store, s.asked(ctx, c), now, needsLimit)
 	if err != nil {
@@ -140,7 +140,7 @@ func (s *Site) personRead(ctx context.Context, c httpapi.Credential) (*personSta
 }
 
 // keys are the bell keys the stream listens to after reading st.
-func (st *personState) keys(c httpapi.Credential) []string {
+func (st *personState) keys(c credential.Credential) []string {
 	keys := []string{inbox.PersonKey(c.Session.Email)}
 	for _, t := range c.Tenants {
 		keys = append(keys, inbox.TenantKey(t))
