@@ -2,9 +2,13 @@ package web_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -121,5 +125,161 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 				bob.noSeriousViolations("the page with threads open at " + l.name)
 			}
 		})
+	}
+}
+
+// TestCommentingOnLinesFromTheKeyboardAlone: Tab reaches each block's comment
+// affordance, which shows while it holds the focus; Enter opens the diff's thread
+// at its first line field; the range, the comment and Ctrl+Enter post it on lines
+// 2-3 of the old side; "m" opens the thread of the block in view, and "?" lists
+// it. No key decides. At 1280 and 390 px, light and dark.
+func TestCommentingOnLinesFromTheKeyboardAlone(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("thread-keys")
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			id := publish(t, e, key, threadBlocks())
+			tb := newTab(t)
+			tb.layout(l.width, l.dark)
+			tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+			tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+			// Headless Chromium has no pointer (hover: none), where the affordance
+			// always shows; with a mouse it shows on hover or focus of its block.
+			if op := eval[string](tb, `getComputedStyle(document.querySelector('[data-block-id="conf"] .blk-comment')).opacity`); eval[bool](tb, `matchMedia("(hover: hover)").matches`) && op != "0" {
+				t.Errorf("the affordance of a block nobody points at is not quiet (opacity %s)", op)
+			}
+			reached := false
+			for i := 0; i < 60 && !reached; i++ {
+				tb.do(chromedp.KeyEvent("\t"))
+				reached = eval[bool](tb, `document.activeElement.matches('[data-block-id="conf"] .blk-comment')`)
+			}
+			if !reached {
+				t.Fatal("Tab never reached the diff's comment affordance")
+			}
+			if op := eval[string](tb, `getComputedStyle(document.activeElement).opacity`); op != "1" {
+				t.Errorf("the focused affordance is not shown (opacity %s)", op)
+			}
+			if o := eval[string](tb, `getComputedStyle(document.activeElement).outlineStyle`); o == "none" {
+				t.Errorf("the focused affordance has no focus ring")
+			}
+			tb.do(chromedp.KeyEvent(kb.Enter))
+			tb.until("the thread open at its first line field", `document.activeElement.id === "t-blk-conf-from"`)
+			tb.do(chromedp.KeyEvent("2"), chromedp.KeyEvent("\t"), chromedp.KeyEvent("3"))
+			tb.do(chromedp.KeyEvent("\t", chromedp.KeyModifiers(kb.ModifierShift)), chromedp.KeyEvent("\t", chromedp.KeyModifiers(kb.ModifierShift)))
+			if !eval[bool](tb, `document.activeElement.id === "t-blk-conf-side"`) {
+				t.Fatalf("Shift+Tab from the line fields reaches %q, not the side", eval[string](tb, `document.activeElement.id`))
+			}
+			tb.eval0(`document.activeElement.value = "old"; document.activeElement.dispatchEvent(new Event("input", {bubbles: true}))`) // a select's value, as the arrow keys set it
+			tb.until("the picked old lines outlined", `document.querySelectorAll('[data-block-id="conf"] .diff-t-uni tr.line-picked').length === 2`)
+			tb.do(chromedp.Focus(chromedp.ID("t-blk-conf-text")), chromedp.KeyEvent("Why drop these?"))
+			tb.do(chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+			tb.until("the comment in the thread", threadOf("conf")+`.querySelectorAll(".comment").length === 1`)
+			if got := tb.text("#t-blk-conf .comment"); !containsAll(got, "lines 2–3 of Running", "Why drop these?") {
+				t.Fatalf("the thread reads %q", got)
+			}
+			tb.until("the old lines marked", `Array.from(document.querySelectorAll('[data-block-id="conf"] .diff-t-uni tr.line-commented')).map(function(tr){return tr.querySelectorAll("td.diff-n")[0].innerText.trim()}).join() === "2,3"`)
+			tb.view("comment-threads-keyboard-" + l.name)
+
+			// "m": the block holding the focus gets a comment, in place.
+			tb.eval0(`document.querySelector('[data-block-id="main"] pre').focus()`)
+			tb.do(chromedp.KeyEvent("m"))
+			tb.until("the code block's thread open at its first field", `document.activeElement.id === "t-blk-main-from"`)
+			tb.eval0(`document.activeElement.blur()`)
+			tb.do(chromedp.KeyEvent("?"))
+			tb.until("the shortcut list", `!!document.querySelector("dialog.keys[open]")`)
+			if got := tb.text("dialog.keys"); !containsAll(got, "Comment on this block") {
+				t.Fatalf("the shortcuts read %q", got)
+			}
+			tb.do(chromedp.KeyEvent(kb.Escape))
+			got := e.Must(200, "GET", "/v1/pages/"+id, key, nil)
+			if got["status"] != "active" || got["decision"] != nil {
+				t.Fatalf("after the keyboard path the page is %v (decision %v)", got["status"], got["decision"])
+			}
+			c := e.Must(200, "GET", "/v1/pages/"+id+"/comments", "", nil)["comments"].([]any)[0].(map[string]any)
+			if c["line_side"] != "old" || c["line_start"] != 2.0 || c["line_end"] != 3.0 {
+				t.Fatalf("the comment is stored as %v", c)
+			}
+		})
+	}
+}
+
+// TestABlockThreadWorksWithoutJavaScript: with scripts off, a block's comment
+// link opens the page with its thread and form; the form posts a comment on
+// lines of the code block (303 back, the thread open at it, lines marked in the
+// thread's text); a range past the block's end comes back as a 400 page with the
+// message at the line fields and what was typed kept.
+func TestABlockThreadWorksWithoutJavaScript(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("thread-nojs")
+	id := publish(t, e, key, threadBlocks())
+	tb := newTab(t)
+	if _, err := chromedp.Call(tb.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.do(chromedp.Click(chromedp.CSS(`[data-block-id="main"] .blk-comment`)))
+	tb.until("the thread open after the link", `document.readyState === "complete" && location.search === "?comment_on=main" && document.querySelector("#t-blk-main").open`)
+	tb.do(chromedp.SetValue(chromedp.ID("t-blk-main-from"), "4"), chromedp.SetValue(chromedp.ID("t-blk-main-to"), "9"),
+		chromedp.SetValue(chromedp.ID("t-blk-main-text"), "Both regions at once?"), chromedp.SetValue(chromedp.ID("t-blk-main-name"), "Nora"),
+		chromedp.Click(chromedp.CSS(`#t-blk-main button[type=submit]`)))
+	tb.until("the refusal at the line fields", `!!document.querySelector("#t-blk-main-lines-err") && !document.querySelector("#t-blk-main-lines-err").hidden`)
+	if got := tb.text("#t-blk-main-lines-err"); !containsAll(got, "line_end", "at most 6") {
+		t.Fatalf("the line fields say %q", got)
+	}
+	if v := eval[string](tb, `document.getElementById("t-blk-main-text").value + "|" + document.getElementById("t-blk-main-to").value`); v != "Both regions at once?|9" {
+		t.Fatalf("what was typed came back as %q", v)
+	}
+	tb.view("comment-threads-nojs-refused")
+	tb.until("the refused page loaded", `document.readyState === "complete" && location.hash === "#t-blk-main"`)
+	tb.do(chromedp.SetValue(chromedp.ID("t-blk-main-to"), "5"), chromedp.Click(chromedp.CSS(`#t-blk-main button[type=submit]`)))
+	tb.until("the comment in the open thread", `!!document.querySelector("#t-blk-main .comment") && document.querySelector("#t-blk-main").open`)
+	if got := tb.text("#t-blk-main .comment"); !containsAll(got, "Nora", "lines 4–5", "Both regions at once?") {
+		t.Fatalf("the thread reads %q", got)
+	}
+	tb.view("comment-threads-nojs-posted")
+
+	// The form's post without a browser: a bad origin is refused, the 303 names the comment.
+	form := url.Values{"content": {"x"}, "block_id": {"main"}, "line_start": {"two"}}
+	req, _ := http.NewRequest("POST", e.Srv.URL+"/p/"+id+"/comments", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", e.Srv.URL)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	if res.StatusCode != 400 || !strings.Contains(string(body), "line_start must be a whole number") {
+		t.Fatalf("a line that is not a number: %d", res.StatusCode)
+	}
+}
+
+// TestThreadsShowWhatPeopleAndAgentsWriteAsText: comment content and author,
+// and a diff's titles and side labels, carrying script and markup, show as text
+// in the thread and its form; nothing runs.
+func TestThreadsShowWhatPeopleAndAgentsWriteAsText(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("thread-xss")
+	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
+		map[string]any{"id": "d", "type": "diff", "data": map[string]any{"title": payloads[1], "old_label": payloads[0], "new_label": payloads[5],
+			"old_text": "a\n", "new_text": "b\n"}}}}))
+	for i, p := range payloads {
+		e.Must(201, "POST", "/v1/pages/"+id+"/comments", "", map[string]any{"content": p, "author_name": payloads[(i+3)%len(payloads)], "block_id": "d",
+			"line_start": 1, "line_side": []string{"new", "old"}[i%2]})
+	}
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id + "?comment_on=d"))
+	tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+	tb.until("the thread", `document.querySelectorAll("#t-blk-d .comment").length === `+fmt.Sprint(len(payloads)))
+	if got := tb.text("#t-blk-d .comment .text"); got != payloads[0] {
+		t.Fatalf("a comment reads %q", got)
+	}
+	if got := eval[string](tb, `document.querySelector("#t-blk-d-side option[value=old]").textContent`); got != payloads[0] {
+		t.Fatalf("the old side's label reads %q", got)
+	}
+	e.Must(201, "POST", "/v1/pages/"+id+"/comments", "", map[string]any{"content": payloads[7], "block_id": "d", "line_start": 1})
+	tb.until("a live comment", `document.querySelectorAll("#t-blk-d .comment").length === `+fmt.Sprint(len(payloads)+1))
+	if v := eval[any](tb, `window.__xss`); v != nil {
+		t.Fatalf("a payload ran: window.__xss = %v", v)
 	}
 }
