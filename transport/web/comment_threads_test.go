@@ -68,7 +68,7 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 			alice.until("the thread open in place with its form", threadOf("plan")+` && `+threadOf("plan")+`.open && document.activeElement === document.getElementById("t-blk-plan-text")`)
 			alice.do(chromedp.SendKeys(chromedp.ID("t-blk-plan-text"), "Which region is the canary?"),
 				chromedp.SetValue(chromedp.ID("t-blk-plan-name"), "Alice"),
-				chromedp.Click(chromedp.CSS(`#t-blk-plan button[type=submit]`)))
+				chromedp.Click(chromedp.CSS(`#t-blk-plan button[type=submit]`), chromedp.NodeVisible))
 			alice.until("the comment in the block's thread", threadOf("plan")+`.querySelectorAll(".comment").length === 1`)
 			bob.until("Alice's comment in the plan's thread in Bob's tab, with its count",
 				threadOf("plan")+` && `+threadOf("plan")+`.querySelector("summary").innerText.indexOf("1 comment") === 0`)
@@ -94,9 +94,11 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 			alice.until("the picked line in the diff's form", `document.getElementById("t-blk-conf-from") && document.getElementById("t-blk-conf-from").value === "1"`)
 			clickLine(2, true)
 			alice.until("the picked range", `document.getElementById("t-blk-conf-to").value === "2" && document.getElementById("t-blk-conf-side").value === "new" && document.querySelectorAll('[data-block-id="conf"] .diff-t-uni tr.line-picked').length === 2`)
-			alice.do(chromedp.SendKeys(chromedp.ID("t-blk-conf-text"), "10 replicas and a 5 s timeout at once?"),
-				chromedp.SetValue(chromedp.ID("t-blk-conf-name"), "Alice"),
-				chromedp.Click(chromedp.CSS(`#t-blk-conf button[type=submit]`)))
+			// Sent with Ctrl+Enter (at 390 px the decision bar is fixed over the
+			// bottom of the screen, where a scrolled-to button may lie).
+			alice.do(chromedp.SetValue(chromedp.ID("t-blk-conf-name"), "Alice"),
+				chromedp.SendKeys(chromedp.ID("t-blk-conf-text"), "10 replicas and a 5 s timeout at once?"),
+				chromedp.KeyEvent("\r", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 			alice.until("the line comment in the diff's thread", threadOf("conf")+` && `+threadOf("conf")+`.querySelectorAll(".comment").length === 1`)
 			bob.until("the line comment in the diff's thread in Bob's tab, its lines marked",
 				threadOf("conf")+` && `+threadOf("conf")+`.querySelector("summary").innerText.indexOf("1 comment") === 0 && document.querySelectorAll('[data-block-id="conf"] .diff-t-uni tr.line-commented').length === 2`)

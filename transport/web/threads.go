@@ -68,7 +68,12 @@ type threadAsk struct {
 	Problem *threadProblem
 }
 
-func askOf(r *http.Request) threadAsk { return threadAsk{Open: r.URL.Query().Get("comment_on")} }
+func askOf(r *http.Request) threadAsk {
+	if r.URL.RawQuery == "" { // most views: no query to parse
+		return threadAsk{}
+	}
+	return threadAsk{Open: r.URL.Query().Get("comment_on")}
+}
 
 // anchors maps each comment to the top-level block it is about: its own block_id,
 // else its parent's (a reply sent without one), "" for none.

@@ -679,7 +679,7 @@
       }
       if (res.body.editToken) saveToken(res.body.id, res.body.editToken);
       text.value = "";
-      if (from) { from.value = ""; to.value = ""; }
+      if (from) { from.value = ""; to.value = ""; if (side) side.value = "new"; }
       form.elements.parent_id.value = "";
       picked = null;
       refresh("comments");

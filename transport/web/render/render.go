@@ -503,15 +503,15 @@ func commentOn(buf *sink, f *frame) {
 	if f.ID == "" {
 		return
 	}
+	// Neither the query-escaped id (unreserved characters and %XX) nor the DOM id
+	// ([A-Za-z0-9_-]) holds a character HTML escapes: both are written as they are.
 	buf.str(`<a class="blk-comment" href="?comment_on=`)
-	escape(buf, url.QueryEscape(f.ID))
+	buf.str(url.QueryEscape(f.ID))
 	buf.str(`#t-`)
-	escape(buf, f.DOMID)
-	buf.str(`" data-comment-on="`)
-	escape(buf, f.ID)
+	buf.str(f.DOMID)
 	buf.str(`">`)
 	buf.str(string(Icon("comment")))
-	buf.str(`<span class="blk-comment-t">Comment</span><span class="visually-hidden"> on `)
+	buf.str(`<span>Comment</span><span class="visually-hidden"> on `)
 	if f.Title != "" {
 		escape(buf, f.Title)
 	} else {
