@@ -123,8 +123,14 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 			alice.view("comment-threads-author-" + l.name)
 			bob.shot("comment-threads-page-" + l.name)
 			bob.noSidewaysScroll("the page with threads open")
-			if !l.dark { // noSeriousViolations checks both themes
-				bob.noSeriousViolations("the page with threads open at " + l.name)
+			if !l.dark { // noSeriousViolations checks both themes; a tab of its own, with its own time
+				ax := newTab(t)
+				ax.layout(l.width, false)
+				ax.do(chromedp.Navigate(e.Srv.URL + "/p/" + id + "?comment_on=conf"))
+				ax.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+				ax.do(chromedp.Click(chromedp.CSS(`#t-blk-plan > summary`)))
+				ax.until("both threads open", `document.querySelector("#t-blk-plan").open && document.querySelector("#t-blk-conf").open`)
+				ax.noSeriousViolations("the page with threads open at " + l.name)
 			}
 		})
 	}
