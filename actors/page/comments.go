@@ -39,17 +39,23 @@ const (
 
 // Comment is one stored comment.
 type Comment struct {
-	V          int        `json:"v"`
-	ID         string     `json:"id"`
-	PageID     string     `json:"page_id"`
-	Seq        uint64     `json:"seq"`
-	Content    string     `json:"content"`
-	AuthorName string     `json:"author_name"`
-	AuthorType string     `json:"author_type"`
-	BlockID    string     `json:"block_id,omitempty"`
-	ParentID   string     `json:"parent_id,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  *time.Time `json:"updated_at,omitempty"`
+	V          int    `json:"v"`
+	ID         string `json:"id"`
+	PageID     string `json:"page_id"`
+	Seq        uint64 `json:"seq"`
+	Content    string `json:"content"`
+	AuthorName string `json:"author_name"`
+	AuthorType string `json:"author_type"`
+	BlockID    string `json:"block_id,omitempty"`
+	// LineStart..LineEnd (inclusive, from 1) is the range of the block's lines the
+	// comment is about, 0 when it is about the whole block; LineSide is the side of
+	// a diff they are on ("new" or "old"), "" for a code block (lines.go).
+	LineStart int        `json:"line_start,omitempty"`
+	LineEnd   int        `json:"line_end,omitempty"`
+	LineSide  string     `json:"line_side,omitempty"`
+	ParentID  string     `json:"parent_id,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 	// Who may change it besides the page's owner: the tenant of the API key that
 	// wrote it, the signed-in person who wrote it (their verified address), or
 	// whoever holds the edit token handed out once to an anonymous author (only its
@@ -67,6 +73,9 @@ type CommentRequest struct {
 	AuthorName *string `json:"author_name"`
 	AuthorType *string `json:"author_type"`
 	BlockID    *string `json:"block_id"`
+	LineStart  *int    `json:"line_start"`
+	LineEnd    *int    `json:"line_end"`
+	LineSide   *string `json:"line_side"`
 	ParentID   *string `json:"parent_id"`
 }
 
@@ -221,6 +230,9 @@ func (a *Actor) addComment(m *AddComment) any {
 		}
 		c.BlockID = *req.BlockID
 	}
+	if c.LineStart, c.LineEnd, c.LineSide, err = a.lineAnchor(req, c.BlockID); err != nil {
+		return err
+	}
 	if req.ParentID != nil && *req.ParentID != "" {
 		_, ok, err := a.findComment(*req.ParentID)
 		if err != nil {
@@ -250,7 +262,7 @@ func (a *Actor) addComment(m *AddComment) any {
 	c.Seq, c.CreatedAt = next.CommentSeq, now
 	entry := audit.New("comment.added", actorOf(m.Viewer, author), a.id, now, map[string]any{"comment_id": c.ID})
 	ev := a.event(now, CommentAdded{CommentID: c.ID, Content: c.Content, AuthorName: c.AuthorName, AuthorType: c.AuthorType,
-		BlockID: c.BlockID, ParentID: c.ParentID})
+		BlockID: c.BlockID, LineStart: c.LineStart, LineEnd: c.LineEnd, LineSide: c.LineSide, ParentID: c.ParentID})
 	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, putComment(c)); err != nil {
 		return err
 	}

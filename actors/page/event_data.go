@@ -137,7 +137,10 @@ type CommentAdded struct {
 	AuthorName string
 	AuthorType string
 	BlockID    string // "": not about one block
-	ParentID   string // "": not a reply
+	// LineStart..LineEnd on LineSide: the block's lines it is about (0: the whole block).
+	LineStart, LineEnd int
+	LineSide           string
+	ParentID           string // "": not a reply
 }
 
 // CommentUpdated is comment.updated: the comment's new content.

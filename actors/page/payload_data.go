@@ -192,10 +192,13 @@ func (d CommentAdded) stream(*Person) any {
 		AuthorName string `json:"authorName"`
 		AuthorType string `json:"authorType"`
 		BlockID    string `json:"block_id,omitempty"`
+		LineStart  int    `json:"line_start,omitempty"`
+		LineEnd    int    `json:"line_end,omitempty"`
+		LineSide   string `json:"line_side,omitempty"`
 		CommentID  string `json:"commentId"`
 		Content    string `json:"content"`
 		ParentID   string `json:"parent_id,omitempty"`
-	}{d.AuthorName, d.AuthorType, d.BlockID, d.CommentID, d.Content, d.ParentID}
+	}{d.AuthorName, d.AuthorType, d.BlockID, d.LineStart, d.LineEnd, d.LineSide, d.CommentID, d.Content, d.ParentID}
 }
 
 func (d CommentUpdated) stream(*Person) any {

@@ -11,7 +11,12 @@ type CommentRequest struct {
 	AuthorName string `json:"author_name,omitempty"` // "anonymous" when absent
 	AuthorType string `json:"author_type,omitempty"` // user (default) or agent (the owner's key only)
 	BlockID    string `json:"block_id,omitempty"`    // anchors the comment to a block
-	ParentID   string `json:"parent_id,omitempty"`   // makes it a reply
+	// LineStart..LineEnd (from 1, inclusive; LineEnd 0: LineStart alone) anchor it
+	// to lines of a code or diff block; LineSide is a diff's side, new (default) or old.
+	LineStart int    `json:"line_start,omitempty"`
+	LineEnd   int    `json:"line_end,omitempty"`
+	LineSide  string `json:"line_side,omitempty"`
+	ParentID  string `json:"parent_id,omitempty"` // makes it a reply
 }
 
 // Comment is a comment of a page.
@@ -22,6 +27,9 @@ type Comment struct {
 	AuthorName string    `json:"authorName"`
 	AuthorType string    `json:"authorType"`
 	BlockID    string    `json:"block_id"`
+	LineStart  int       `json:"line_start"` // 0: about the whole block
+	LineEnd    int       `json:"line_end"`
+	LineSide   string    `json:"line_side"` // a diff's side: new or old
 	ParentID   string    `json:"parent_id"`
 	CreatedAt  time.Time `json:"createdAt"`
 	UpdatedAt  time.Time `json:"updatedAt"`

@@ -18,6 +18,9 @@ type commentView struct {
 	AuthorName string     `json:"authorName"`
 	AuthorType string     `json:"authorType"`
 	BlockID    string     `json:"block_id,omitempty"`
+	LineStart  int        `json:"line_start,omitempty"`
+	LineEnd    int        `json:"line_end,omitempty"`
+	LineSide   string     `json:"line_side,omitempty"`
 	ParentID   string     `json:"parent_id,omitempty"`
 	CreatedAt  time.Time  `json:"createdAt"`
 	UpdatedAt  *time.Time `json:"updatedAt,omitempty"`
@@ -28,7 +31,7 @@ type commentView struct {
 
 func viewComment(c *page.Comment) commentView {
 	return commentView{ID: c.ID, PageID: c.PageID, Content: c.Content, AuthorName: c.AuthorName, AuthorType: c.AuthorType,
-		BlockID: c.BlockID, ParentID: c.ParentID, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		BlockID: c.BlockID, LineStart: c.LineStart, LineEnd: c.LineEnd, LineSide: c.LineSide, ParentID: c.ParentID, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 // addComment is POST /v1/pages/:id/comments.

@@ -71,3 +71,13 @@ func (rt *realtime) admitAnonUpload(w http.ResponseWriter, r *http.Request, v pa
 		fmt.Sprintf("too many bytes uploaded from your address without signing in: %d bytes per hour allowed; retry in %d s, or sign in to upload", n, retry),
 		map[string]any{"limit": "anonymous_upload_bytes", "per_window": n, "window_seconds": ceilSeconds(anonWindow), "scope": "address", "retry_after": retry})
 }
+
+// AdmitAnonComment spends one comment of the address's anonymous budget for a
+// comment posted by another transport (the review page's form without
+// JavaScript), as POST /v1/pages/:id/comments does; nil before MountRealtime.
+func (s *Server) AdmitAnonComment(w http.ResponseWriter, r *http.Request, v page.Viewer) error {
+	if s.rt == nil {
+		return nil
+	}
+	return s.rt.admitAnonComment(w, r, v)
+}

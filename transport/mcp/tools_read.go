@@ -27,10 +27,13 @@ type CommentQuery struct {
 
 // NewComment is a comment to add.
 type NewComment struct {
-	PageID   string `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
-	Content  string `json:"content" jsonschema:"the comment (markdown is shown as text)"`
-	BlockID  string `json:"block_id,omitempty" jsonschema:"anchor it to one block of the page"`
-	ParentID string `json:"parent_id,omitempty" jsonschema:"reply to this comment"`
+	PageID    string `json:"page_id" jsonschema:"the page's id: pageId from the answer of publish_page, create_draft, request_approval or list_inbox"`
+	Content   string `json:"content" jsonschema:"the comment (markdown is shown as text)"`
+	BlockID   string `json:"block_id,omitempty" jsonschema:"anchor it to one block of the page"`
+	LineStart int    `json:"line_start,omitempty" minimum:"1" jsonschema:"with block_id of a code or diff block: the first line (from 1) the comment is about"`
+	LineEnd   int    `json:"line_end,omitempty" minimum:"1" jsonschema:"the last line of that range (default line_start)"`
+	LineSide  string `json:"line_side,omitempty" enum:"new,old" jsonschema:"a diff's side the lines are on: new (new_text, the default) or old (old_text)"`
+	ParentID  string `json:"parent_id,omitempty" jsonschema:"reply to this comment"`
 }
 
 // EventsQuery asks what happened since a cursor.
@@ -69,7 +72,8 @@ func (f *folio) readTools(s *mcp.Server) {
 	add(f, s, &mcp.Tool{Name: "add_comment", Annotations: annotations(false, false, false, true),
 		Description: "Comment on a page as its agent, for example to answer a person's question; people watching see it at once. Each call adds a comment."},
 		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in NewComment) (map[string]any, error) {
-			cm, err := c.AddComment(ctx, in.PageID, client.CommentRequest{Content: in.Content, AuthorType: "agent", BlockID: in.BlockID, ParentID: in.ParentID})
+			cm, err := c.AddComment(ctx, in.PageID, client.CommentRequest{Content: in.Content, AuthorType: "agent", BlockID: in.BlockID,
+				LineStart: in.LineStart, LineEnd: in.LineEnd, LineSide: in.LineSide, ParentID: in.ParentID})
 			if err != nil {
 				return nil, err
 			}

@@ -31,6 +31,9 @@ type Accounts interface {
 	StartOAuth(w http.ResponseWriter, r *http.Request, name, redirect string) (string, error)
 	// Logout ends c's session and clears the cookie.
 	Logout(w http.ResponseWriter, r *http.Request, c credential.Credential)
+	// AdmitAnonComment counts a comment by someone neither signed in nor holding a
+	// key against the anonymous budgets the API's comment route uses (429 past them).
+	AdmitAnonComment(w http.ResponseWriter, r *http.Request, v page.Viewer) error
 	// HoldPersonStream takes the place of a signed-in person's own stream among
 	// their session's open streams; ended runs when the session ends.
 	HoldPersonStream(w http.ResponseWriter, r *http.Request, sessionID string, ended func()) (release func(), err error)

@@ -13,9 +13,10 @@ import (
 )
 
 // TestACommentInOneTabAppearsInAnother: two people have the page open; one
-// comments (on a block, then as a reply); the other sees both arrive without a
-// reload. The author may edit their comment (the edit token the browser keeps);
-// the other tab cannot.
+// comments (on a block, in its thread), the other replies (in the Comments
+// section); each sees the other's arrive without a reload, in the Comments
+// section and in the block's thread. The author may edit their comment (the
+// edit token the browser keeps); the other tab cannot.
 func TestACommentInOneTabAppearsInAnother(t *testing.T) {
 	e := nodetest.New(t)
 	key, _ := e.Register("live")
@@ -27,32 +28,34 @@ func TestACommentInOneTabAppearsInAnother(t *testing.T) {
 		tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
 	}
 	alice.do(chromedp.Click(chromedp.CSS(`[data-block-id="plan"] .blk-comment`)))
-	alice.until("the composer to say which block", `document.querySelector(".composer-context").innerText.indexOf("Rollout plan") >= 0`)
-	alice.do(chromedp.SendKeys(chromedp.ID("comment-text"), "Can we start at 5%?"),
-		chromedp.SetValue(chromedp.ID("comment-name"), "Alice"),
-		chromedp.Click(chromedp.CSS(`#composer button[type=submit]`)))
-	bob.until("Alice's comment in Bob's tab", `document.querySelectorAll(".comment").length === 1`)
-	if got := bob.text(".comment"); !containsAll(got, "Alice", "Can we start at 5%?", "on Rollout plan") {
+	alice.until("the block's thread open at its form", `document.activeElement.id === "t-blk-plan-text"`)
+	alice.do(chromedp.SendKeys(chromedp.ID("t-blk-plan-text"), "Can we start at 5%?"),
+		chromedp.SetValue(chromedp.ID("t-blk-plan-name"), "Alice"),
+		chromedp.Click(chromedp.CSS(`#t-blk-plan button[type=submit]`)))
+	bob.until("Alice's comment in Bob's tab", `document.querySelectorAll("#part-comments .comment").length === 1`)
+	if got := bob.text("#part-comments .comment"); !containsAll(got, "Alice", "Can we start at 5%?", "on Rollout plan") {
 		t.Fatalf("Bob sees %q", got)
 	}
-	bob.do(chromedp.Click(chromedp.CSS(`.comment [data-reply]`)),
+	bob.do(chromedp.Click(chromedp.CSS(`#part-comments .comment [data-reply]`)),
 		chromedp.SendKeys(chromedp.ID("comment-text"), "Yes, 5% for an hour."),
 		chromedp.SetValue(chromedp.ID("comment-name"), "Bob"),
 		chromedp.Click(chromedp.CSS(`#composer button[type=submit]`)))
-	alice.until("Bob's reply in Alice's tab", `document.querySelectorAll(".comment.depth-1").length === 1`)
-	if got := alice.text(".comment.depth-1"); !containsAll(got, "Bob", "Yes, 5% for an hour.") {
+	alice.until("Bob's reply in Alice's tab", `document.querySelectorAll("#part-comments .comment.depth-1").length === 1`)
+	if got := alice.text("#part-comments .comment.depth-1"); !containsAll(got, "Bob", "Yes, 5% for an hour.") {
 		t.Fatalf("Alice sees the reply as %q", got)
 	}
 	// Only the author's tab offers to edit: it holds the comment's edit token.
-	if eval[bool](bob, `!document.querySelector(".comment:not(.depth-1) [data-edit]").hidden`) {
+	if eval[bool](bob, `!document.querySelector("#part-comments .comment:not(.depth-1) [data-edit]").hidden`) {
 		t.Error("Bob is offered to edit Alice's comment")
 	}
-	alice.until("the edit button on Alice's own comment", `!document.querySelector(".comment:not(.depth-1) [data-edit]").hidden`)
-	alice.do(chromedp.Click(chromedp.CSS(`.comment:not(.depth-1) [data-edit]`)))
+	alice.until("the edit button on Alice's own comment", `!document.querySelector("#part-comments .comment:not(.depth-1) [data-edit]").hidden`)
+	alice.do(chromedp.Click(chromedp.CSS(`#part-comments .comment:not(.depth-1) [data-edit]`)))
 	alice.until("the edit box", `!!document.querySelector(".edit-area")`)
 	alice.do(chromedp.SetValue(chromedp.CSS(".edit-area"), "Can we start at 1%?"),
-		chromedp.Click(chromedp.CSS(`.comment .bt-primary`)))
-	bob.until("the edit in Bob's tab", `document.querySelector(".comment .text").innerText === "Can we start at 1%?"`)
+		chromedp.Click(chromedp.CSS(`#part-comments .comment .bt-primary`)))
+	bob.until("the edit in Bob's tab", `document.querySelector("#part-comments .comment .text").innerText === "Can we start at 1%?"`)
+	// The block's thread in Bob's tab followed all of it: both comments, the edit.
+	bob.until("the thread under the block", `document.querySelectorAll("#t-blk-plan .comment").length === 2 && document.querySelector("#t-blk-plan .comment .text").textContent === "Can we start at 1%?"`)
 	alice.shot("live-comments")
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"folio/actors/model/blocks"
 	"folio/actors/page"
 	"folio/transport/web/render"
 )
@@ -50,7 +51,7 @@ func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	}
 	me, _ := s.me(w, r)
 	name := ps.ByName("part")
-	v := s.reviewOf(o, s.c.Now(), me, name == "blocks", commentsBefore(r))
+	v := s.reviewOf(o, s.c.Now(), me, name == "blocks", commentsBefore(r), askOf(r))
 	buf := getBuf()
 	defer putBuf(buf)
 	if err := s.execute(buf, "part-"+name, model(&v)); err != nil {
@@ -75,7 +76,8 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 	me, _ := s.me(w, r)
 	d := decideOf(o.Page, page.EffectiveStatus(o.Page, now))
 	turnOf(&d, o.Page, me)
-	opt := s.renderOptions(o.Page, d, now) // as the page draws it
+	opt := s.renderOptions(o.Page, d, now) // as the page draws it, its thread included
+	opt.Threads = s.threadsOf(o.Page, o.Comments, page.EffectiveStatus(o.Page, now), me, askOf(r))
 	id := ps.ByName("blockId")
 	for _, b := range shownBlocks(o.Page) {
 		if b.ID == id {
@@ -165,7 +167,9 @@ type commentItem struct {
 	Depth     int
 	BlockID   string
 	BlockName string
+	Lines     string // the line range it is about ("lines 3–5"), "" for none
 	ParentID  string
+	InThread  bool // drawn in its block's thread (DOM id tc-<id>), not in Comments (c-<id>)
 }
 
 // commentsOf draws at most CommentsShown comments: the latest before before (0:
@@ -189,16 +193,17 @@ func commentsOf(p *page.Page, list []*page.Comment, status string, before uint64
 	list = list[start:end]
 	titles := blockTitles(p)
 	for _, t := range threaded(list) {
-		c := t.Comment
-		item := commentItem{ID: c.ID, Author: c.AuthorName, Agent: c.AuthorType == "agent", Content: c.Content, At: c.CreatedAt,
-			Edited: c.UpdatedAt != nil, Depth: t.Depth, BlockID: c.BlockID, ParentID: c.ParentID}
+		c, name := t.Comment, ""
 		if c.BlockID != "" {
-			item.BlockName = titles[c.BlockID]
-			if item.BlockName == "" {
-				item.BlockName = "a block"
+			name = cmp.Or(titles[c.BlockID], "a block")
+		}
+		var lines *threadLines
+		if c.LineStart > 0 {
+			if i := slices.IndexFunc(p.Blocks, func(b blocks.Block) bool { return b.ID == c.BlockID }); i >= 0 {
+				lines = linesOf(p.Blocks[i])
 			}
 		}
-		v.Items = append(v.Items, item)
+		v.Items = append(v.Items, itemOf(t, name, lines))
 	}
 	return v
 }

@@ -38,6 +38,12 @@ func (s *Site) review(w http.ResponseWriter, r *http.Request, ps httprouter.Para
 // show renders the review page for o with status; problem (may be nil) is the
 // refusal of a decision the person just sent without JavaScript.
 func (s *Site) show(w http.ResponseWriter, r *http.Request, o *page.Opened, status int, problem *problemView) {
+	s.showWith(w, r, o, status, problem, askOf(r))
+}
+
+// showWith is show with the threads drawn as ask says (a comment refused after a
+// post without JavaScript shows in its block's thread).
+func (s *Site) showWith(w http.ResponseWriter, r *http.Request, o *page.Opened, status int, problem *problemView, ask threadAsk) {
 	buf := getBuf()
 	defer putBuf(buf)
 	me, _ := s.me(w, r)
@@ -58,7 +64,7 @@ func (s *Site) show(w http.ResponseWriter, r *http.Request, o *page.Opened, stat
 		}
 		err = s.execute(buf, "gate", v)
 	default:
-		v := s.reviewOf(o, s.c.Now(), me, true, commentsBefore(r))
+		v := s.reviewOf(o, s.c.Now(), me, true, commentsBefore(r), ask)
 		v.Problem = problem
 		err = s.execute(buf, "review", v)
 	}
@@ -208,8 +214,9 @@ type gateView struct {
 }
 
 // reviewOf is the review page's model; its blocks are drawn only withBlocks (the
-// parts that do not show them skip the work).
-func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bool, before uint64) reviewView {
+// parts that do not show them skip the work), each with its comment thread as ask
+// says.
+func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bool, before uint64, ask threadAsk) reviewView {
 	p := o.Page
 	status := page.EffectiveStatus(p, now)
 	sh := s.shell(p.Title)
@@ -236,6 +243,7 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 	}
 	v.renderOptions = s.renderOptions(p, v.Decide, now)
 	if withBlocks {
+		v.renderOptions.Threads = s.threadsOf(p, o.Comments, status, me, ask)
 		var blocks bytes.Buffer
 		render.Page(&blocks, shownBlocks(p), v.renderOptions)
 		v.Blocks = htmlOf(blocks.String())

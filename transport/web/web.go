@@ -88,6 +88,8 @@ func Mount(r Router, c Config) *Site {
 	r.Handle("POST", "/p/:id/act", s.act)
 	r.Handle("GET", "/p/:id/parts/:part", s.part)
 	r.Handle("GET", "/p/:id/blocks/:blockId", s.block)
+	r.Handle("GET", "/p/:id/threads/:blockId", s.thread)
+	r.Handle("POST", "/p/:id/comments", s.comment)
 	r.Handle("GET", "/s/:code", s.serve(s.short))
 	r.Handle("GET", "/a/:token", s.serve(s.decisionLink))
 	r.Handle("HEAD", "/a/:token", s.serve(s.decisionLink))

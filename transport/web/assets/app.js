@@ -35,12 +35,13 @@
     (window.folioBlocks || []).forEach(function (fn) { try { fn(scope); } catch (e) { /* one block's script must not stop the rest */ } });
     if (window.folioTimes) window.folioTimes(scope);
     comments(scope);
+    markLines(scope);
     uploads(scope);
     formUploads(scope);
   }
 
   // ---- parts: redraw one part from the server, keeping what the person typed ----
-  var typed = "#decide input, #decide textarea, #composer textarea, #composer input, [name^='form_data.'], [data-edit] input, [data-edit] textarea";
+  var typed = "#decide input, #decide textarea, #composer textarea, #composer input, .thread-form textarea, .thread-form input, .thread-form select, [name^='form_data.'], [data-edit] input, [data-edit] textarea";
   function saveTyped() {
     var saved = {};
     $$(typed).forEach(function (el) {
@@ -204,7 +205,7 @@
       if (t === "presence") { document.dispatchEvent(new CustomEvent("folio:presence", { detail: ev.data || {} })); return; }
       if (t === "reset") { es.close(); location.reload(); return; }
       if (/^blocks?\./.test(t)) onBlocks(ev);
-      else if (/^comment\./.test(t)) refresh("comments");
+      else if (/^comment\./.test(t)) { refresh("comments"); refreshThreads((ev.data || {}).block_id); }
       else if (/^file\./.test(t)) refresh("files");
       else if (t === "page.revoked") { es.close(); location.reload(); }
       else if (/^(page|action|approval)\./.test(t)) refreshState();
@@ -411,12 +412,12 @@
     $$(".comment", scope).forEach(function (li) {
       var id = li.getAttribute("data-comment"), tools = $(".comment-tools", li);
       if (!tools) return;
-      tools.hidden = !composer && !tokens[id];
-      $("[data-reply]", tools).hidden = !composer;
-      $("[data-edit]", tools).hidden = !tokens[id] || !composer;
+      var th = li.closest(".blk-thread"), form = th ? $(".thread-form", th) : composer; // a thread's replies go to its own form
+      tools.hidden = !form && !tokens[id];
+      $("[data-reply]", tools).hidden = !form;
+      $("[data-edit]", tools).hidden = !tokens[id] || !form;
       $("[data-delete]", tools).hidden = !tokens[id];
     });
-    $$(".blk-comment", scope).forEach(function (b) { b.hidden = !composer; });
     var name = $("#comment-name");
     if (composer && name && !name.value) name.value = store("folio.identity") || "";
   }
@@ -426,6 +427,7 @@
   }
   function onComment(e) {
     var form = e.target;
+    if (form && form.hasAttribute("data-thread-form")) { onThreadComment(e); return; }
     if (!form || form.id !== "composer") return;
     e.preventDefault();
     var status = $(".form-status", form), text = $("#comment-text");
@@ -461,20 +463,18 @@
   function onCommentTool(e) {
     var t = e.target.closest("button");
     if (!t) return;
-    if (t.classList.contains("blk-comment")) {
-      var blk = t.closest("[data-block-id]"), h = blk && $(".blk-title", blk);
-      setContext("Commenting on “" + (h ? h.textContent : "this block") + "”.", "", t.getAttribute("data-comment-on"));
-      $("#composer").scrollIntoView({ block: "center" });
-      return;
-    }
+    var th = t.closest(".blk-thread");
+    if (th && t.hasAttribute("data-cancel")) { threadContext(th, "", ""); return; }
     var li = t.closest(".comment");
     if (!li) return;
     var id = li.getAttribute("data-comment");
-    if (t.hasAttribute("data-reply")) {
+    if (t.hasAttribute("data-reply") && th) {
+      threadContext(th, "Replying to " + $(".who strong", li).textContent + ".", id);
+    } else if (t.hasAttribute("data-reply")) {
       setContext("Replying to " + $(".who strong", li).textContent + ".", id, "");
     } else if (t.hasAttribute("data-delete")) {
       if (!window.confirm("Delete this comment?")) return;
-      commentRequest("DELETE", base + "/comments/" + encodeURIComponent(id), { edit_token: tokens[id] }).then(function () { refresh("comments"); });
+      commentRequest("DELETE", base + "/comments/" + encodeURIComponent(id), { edit_token: tokens[id] }).then(function () { refresh("comments"); refreshThreads(); });
     } else if (t.hasAttribute("data-edit")) {
       var p = $(".text", li), area = document.createElement("textarea"), save = document.createElement("button"), cancel = document.createElement("button");
       area.value = p.textContent; area.rows = 3; area.className = "edit-area"; area.setAttribute("aria-label", "Edit your comment");
@@ -482,11 +482,212 @@
       cancel.type = "button"; cancel.className = "bt bt-secondary"; cancel.textContent = "Cancel";
       var row = document.createElement("div"); row.className = "decide-actions"; row.appendChild(save); row.appendChild(cancel);
       p.replaceWith(area); area.after(row); area.focus();
-      cancel.addEventListener("click", function () { refresh("comments"); });
+      cancel.addEventListener("click", function () { refresh("comments"); refreshThreads(); });
       save.addEventListener("click", function () {
-        commentRequest("PATCH", base + "/comments/" + encodeURIComponent(id), { content: area.value, edit_token: tokens[id] }).then(function () { refresh("comments"); });
+        commentRequest("PATCH", base + "/comments/" + encodeURIComponent(id), { content: area.value, edit_token: tokens[id] }).then(function () { refresh("comments"); refreshThreads(); });
       });
     }
+  }
+
+
+  // ---- threads in place: a block's comments under it ----
+  // Each top-level block with comments holds its thread (a <details> the server
+  // draws, GET /p/:id/threads/:blockId). The affordance (a.blk-comment, a link
+  // that works without script) opens it in place; a click on a line number of a
+  // code or diff block picks that line (Shift+click: a range) for the comment.
+  function threadOf(blk) {
+    for (var i = 0; i < blk.children.length; i++) if (blk.children[i].classList.contains("blk-thread")) return blk.children[i];
+    return null;
+  }
+  // placeThread puts a thread's fresh markup in its block (or takes it away when
+  // the block has none now), keeping what the person typed and whether it is open.
+  function placeThread(blk, html) {
+    var cur = threadOf(blk), tmp = document.createElement("div");
+    tmp.innerHTML = html;
+    var next = tmp.firstElementChild, saved = saveTyped();
+    if (next && cur) next.open = cur.open || next.open;
+    if (cur && next) cur.replaceWith(next);
+    else if (cur) cur.remove();
+    else if (next) blk.appendChild(next);
+    restoreTyped(saved);
+    if (next) comments(next);
+    markBlock(blk);
+    return next;
+  }
+  function fetchThread(id, open) {
+    return fetchHTML(partBase + "/threads/" + encodeURIComponent(id) + (open ? "?open=1" : ""));
+  }
+  // refreshThreads redraws the thread of block id and of every block that shows one.
+  function refreshThreads(id) {
+    var ids = {};
+    if (id) ids[id] = true;
+    $$("#blocks .blk-thread[data-thread]").forEach(function (t) { ids[t.getAttribute("data-thread")] = true; });
+    return Promise.all(Object.keys(ids).map(function (bid) {
+      var blk = topBlock(bid);
+      if (!blk) return null;
+      var cur = threadOf(blk);
+      return fetchThread(bid, cur && cur.open).then(function (html) { if (topBlock(bid) === blk) placeThread(blk, html); }).catch(function () {});
+    }));
+  }
+  // commentOn opens block blk's thread and its form, with a picked line range
+  // (pick: {side, start, end}) or none; the focus goes to the first field to fill.
+  function commentOn(blk, pick) {
+    var id = blk.getAttribute("data-block-id"), th = threadOf(blk);
+    var ready = th && $(".thread-form", th) ? Promise.resolve(th) : fetchThread(id, true).then(function (html) { return placeThread(blk, html); });
+    return ready.then(function (t) {
+      if (!t) return;
+      t.open = true;
+      var form = $(".thread-form", t);
+      if (!form) { $("summary", t).focus(); return; }
+      var from = $("[name=line_start]", form), to = $("[name=line_end]", form), side = $("[name=line_side]", form);
+      if (pick && from) {
+        from.value = pick.start; to.value = pick.end;
+        if (side) side.value = pick.side === "old" ? "old" : "new";
+      }
+      var first = !pick && from && !from.value ? from : $("textarea", form);
+      first.focus();
+      if (first.scrollIntoView) first.scrollIntoView({ block: "nearest" });
+      showPick(blk, form);
+    });
+  }
+  function threadContext(th, text, parent) {
+    var form = $(".thread-form", th);
+    if (!form) return;
+    var c = $(".composer-context", form);
+    c.hidden = !text;
+    $("span", c).textContent = text || "";
+    $("[name=parent_id]", form).value = parent || "";
+    $("textarea", form).focus();
+  }
+  // The line a click on a line number names: {side, n}; null for anything else.
+  function lineAt(el) {
+    var ln = el.closest(".code-ln");
+    if (ln) return { side: "code", n: +ln.getAttribute("data-n") };
+    var td = el.closest("td.diff-n");
+    if (!td || !td.textContent.trim()) return null;
+    var nums = $$("td.diff-n", td.parentNode);
+    return { side: nums.indexOf(td) === 0 ? "old" : "new", n: +td.textContent.trim() };
+  }
+  var picked = null; // {block, side, start, end}: the range the last clicks picked
+  function onThreadClick(e) {
+    var a = e.target.closest("a.blk-comment");
+    if (a && !e.ctrlKey && !e.metaKey && !e.shiftKey) {
+      var blk = a.closest("[data-block-id]");
+      if (!blk) return;
+      e.preventDefault();
+      commentOn(blk, null);
+      return;
+    }
+    var line = e.target.closest("#blocks") && lineAt(e.target);
+    if (!line || !line.n) return;
+    var b = e.target.closest("#blocks > [data-block-id], #blocks [data-block-id]");
+    if (!b || !$(".blk-comment", b)) return;
+    if (e.shiftKey && picked && picked.block === b && picked.side === line.side) {
+      picked.start = Math.min(picked.anchor, line.n); picked.end = Math.max(picked.anchor, line.n);
+    } else picked = { block: b, side: line.side, start: line.n, end: line.n, anchor: line.n };
+    commentOn(b, picked);
+  }
+  // The elements showing each line of a block: key side:n (side code, old or new).
+  function lineIndex(blk) {
+    var idx = {};
+    function add(k, el) { (idx[k] = idx[k] || []).push(el); }
+    $$("code > .code-line", blk).forEach(function (el, i) { add("code:" + (i + 1), el); });
+    $$(".diff-t-uni tbody tr", blk).forEach(function (tr) {
+      var n = $$("td.diff-n", tr);
+      if (n[0] && n[0].textContent.trim()) add("old:" + n[0].textContent.trim(), tr);
+      if (n[1] && n[1].textContent.trim()) add("new:" + n[1].textContent.trim(), tr);
+    });
+    $$(".diff-t-split tbody tr", blk).forEach(function (tr) {
+      var n = $$("td.diff-n", tr);
+      if (n[0] && n[0].textContent.trim()) add("old:" + n[0].textContent.trim(), n[0]);
+      if (n[1] && n[1].textContent.trim()) add("new:" + n[1].textContent.trim(), n[1]);
+    });
+    return idx;
+  }
+  function ranges(list, fn) {
+    list.forEach(function (r) {
+      for (var n = r.start; n <= r.end && n - r.start < 10000; n++) fn(r.side + ":" + n);
+    });
+  }
+  // markBlock marks the lines of blk that its thread's comments are about.
+  function markBlock(blk) {
+    $$(".line-commented", blk).forEach(function (el) { el.classList.remove("line-commented"); });
+    var th = threadOf(blk), marks = th && th.getAttribute("data-lines");
+    if (!marks) return;
+    var idx = lineIndex(blk), list = [];
+    marks.split(" ").forEach(function (m) {
+      var p = /^(code|old|new):(\d+)-(\d+)$/.exec(m);
+      if (p) list.push({ side: p[1], start: +p[2], end: +p[3] });
+    });
+    ranges(list, function (k) { (idx[k] || []).forEach(function (el) { el.classList.add("line-commented"); }); });
+  }
+  function markLines(scope) {
+    var blks = scope.matches && scope.matches("[data-block-id]") ? [scope] : $$("#blocks [data-block-id]", scope === document ? document : scope);
+    if (scope !== document && !blks.length && scope.closest) { var up = scope.closest("[data-block-id]"); if (up) blks = [up]; }
+    blks.forEach(markBlock);
+  }
+  // showPick outlines the range typed or picked in blk's form.
+  function showPick(blk, form) {
+    $$(".line-picked", blk).forEach(function (el) { el.classList.remove("line-picked"); });
+    var from = $("[name=line_start]", form), to = $("[name=line_end]", form), side = $("[name=line_side]", form);
+    if (!from || !+from.value) return;
+    var s = side ? side.value : "code", a = +from.value, b = +to.value || a, idx = lineIndex(blk);
+    ranges([{ side: s, start: a, end: Math.max(a, b) }], function (k) { (idx[k] || []).forEach(function (el) { el.classList.add("line-picked"); }); });
+  }
+  document.addEventListener("input", function (e) {
+    var form = e.target.closest && e.target.closest(".thread-form"), blk = form && form.closest("[data-block-id]");
+    if (blk && /^line_/.test(e.target.name)) showPick(blk, form);
+  });
+  function onThreadComment(e) {
+    var form = e.target, blk = form.closest("[data-block-id]");
+    e.preventDefault();
+    var status = $(".form-status", form), text = $("textarea", form), id = form.elements.block_id.value;
+    clearErrors(form);
+    status.classList.remove("err");
+    var payload = { content: text.value, block_id: id };
+    var name = $("[name=author_name]", form); // absent when signed in
+    if (name) {
+      payload.author_name = name.value;
+      if (name.value.trim()) store("folio.identity", name.value.trim());
+    }
+    if (form.elements.parent_id.value) payload.parent_id = form.elements.parent_id.value;
+    var from = form.elements.line_start, to = form.elements.line_end, side = form.elements.line_side;
+    var lineSlot = form.querySelector(".thread-lines .field-error");
+    if (from && from.value.trim()) {
+      var a = Number(from.value.trim()), b = to.value.trim() ? Number(to.value.trim()) : a;
+      if (!Number.isInteger(a) || !Number.isInteger(b)) {
+        fieldError(Number.isInteger(a) ? to : from, lineSlot, "Line numbers are whole numbers, from 1.").focus();
+        return;
+      }
+      payload.line_start = a; payload.line_end = b;
+      if (side) payload.line_side = side.value;
+    }
+    status.textContent = "Posting…";
+    commentRequest("POST", base + "/comments", payload).then(function (res) {
+      if (res.status !== 201) {
+        var err = res.body.error || {}, f = (err.details || {}).field;
+        var slot = /^line_/.test(f) ? lineSlot : $(".field-error", text.parentNode);
+        var input = f === "line_end" ? to : f === "line_start" ? from : f === "line_side" ? side : text;
+        var got = fieldError(input || text, slot, err.message || "The comment was not posted.");
+        status.textContent = err.message || "The comment was not posted.";
+        status.classList.add("err");
+        if (got) got.focus();
+        return;
+      }
+      if (res.body.editToken) saveToken(res.body.id, res.body.editToken);
+      text.value = "";
+      if (from) { from.value = ""; to.value = ""; if (side) side.value = "new"; }
+      form.elements.parent_id.value = "";
+      picked = null;
+      refresh("comments");
+      fetchThread(id, true).then(function (html) {
+        var t = placeThread(blk, html);
+        var li = document.getElementById("tc-" + res.body.id);
+        if (li) li.classList.add("flash");
+        var st = t && $(".form-status", t);
+        if (st) st.textContent = "Posted.";
+      });
+    }).catch(function () { status.textContent = "The comment could not be sent."; status.classList.add("err"); });
   }
 
   // ---- files: presign, PUT with progress, complete ----
@@ -563,6 +764,8 @@
     if (who && !who.value) who.value = store("folio.identity") || "";
     document.addEventListener("submit", function (e) { if (e.target.id === "decide") decide(e); else onComment(e); });
     document.addEventListener("click", onCommentTool);
+    document.addEventListener("click", onThreadClick);
+    window.folioCommentOn = commentOn;
     enhance(document);
     listen();
     followDelivery();

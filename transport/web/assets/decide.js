@@ -1,5 +1,6 @@
 // The decision at hand on the review page: the confirmation of a decision (danger
-// actions and those the agent marked confirm), Ctrl/Cmd+Enter to send a comment,
+// actions and those the agent marked confirm), Ctrl/Cmd+Enter to send a comment
+// (the page's composer or a block's thread),
 // and the page's keyboard shortcuts, listed behind "?". No shortcut decides: the
 // ones that touch the decision only move the focus to it. Enter in a field never
 // decides either: without script the decision bar's first element, the form's
@@ -47,9 +48,23 @@
     ["d", "Go to the decision", function () { jump($("#decide-h") ? "#decide-h" : "#part-state"); }],
     ["b", "Go to the decision bar", function () { var b = $(".dbar-actions .bt, .dbar-jump"); if (b) b.focus(); }],
     ["c", "Write a comment", function () { var t = $("#comment-text"); if (t && !t.closest("[hidden]")) { t.scrollIntoView({ block: "center" }); t.focus(); } }],
+    ["m", "Comment on this block (the one holding the focus, else the first in view), in place", function () { var b = blockHere(); if (b && window.folioCommentOn) window.folioCommentOn(b, null); }],
     ["t", "Back to the top", function () { jump("#page-title"); }],
     ["?", "Show these shortcuts", function () { help(); }]
   ];
+  // blockHere is the top-level block the focus is in, else the first one whose
+  // box reaches into the window below the decision bar.
+  function blockHere() {
+    var a = document.activeElement, b = a && a.closest ? a.closest("#blocks [data-block-id]") : null;
+    if (b) return b;
+    var all = document.querySelectorAll("#blocks [data-block-id]"), top = 0, bar = $(".dbar");
+    if (bar && bar.getBoundingClientRect().top < 100) top = bar.getBoundingClientRect().bottom;
+    for (var i = 0; i < all.length; i++) {
+      var r = all[i].getBoundingClientRect();
+      if (r.bottom > top + 24 && r.top < window.innerHeight) return all[i];
+    }
+    return null;
+  }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -98,7 +113,7 @@
       return;
     }
     // Ctrl/Cmd+Enter in the comment box sends the comment (never a decision).
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && t && t.id === "comment-text") {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && t && (t.id === "comment-text" || t.hasAttribute("data-comment-box"))) {
       e.preventDefault();
       var form = t.form;
       if (form && form.requestSubmit) form.requestSubmit(); else if (form) form.dispatchEvent(new Event("submit", { cancelable: true, bubbles: true }));

@@ -22,6 +22,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,6 +65,10 @@ type Options struct {
 	// Edited, when set, are the top-level blocks (by id) the page's decision edited;
 	// they are drawn from the edited data passed in, with the marker (editor.go).
 	Edited map[string]EditMark
+	// Threads, when set, are the comment threads of top-level blocks (by id), drawn
+	// inside the block's frame after everything else and never cached: a block's
+	// HTML in the cache is the same with or without comments (thread.go).
+	Threads map[string]template.HTML
 }
 
 func (o *Options) maxBytes() int {
@@ -326,6 +331,15 @@ func titleOf(data json.RawMessage) string {
 // inside the frame. A top-level block uses up its bytes of the page's budget; one
 // that finds too little of it left is not drawn (Page counts it in its note).
 func drawBlock(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
+	start := buf.Len()
+	drawFramed(buf, c, b)
+	if c.depth == 1 && c.opt.Threads != nil {
+		attachThread(buf, start, c.opt.Threads[b.ID])
+	}
+}
+
+// drawFramed is drawBlock without the block's comment thread.
+func drawFramed(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 	if c.budget.blocks <= 0 {
 		return
 	}
@@ -480,22 +494,30 @@ func writeFrame(buf *sink, f *frame, body func(io.Writer) error) (err error) {
 	return nil
 }
 
-// commentOn is the button that anchors a comment to a top-level block.
+// commentOn is the one quiet affordance that opens a top-level block's comment
+// thread in place: a link (shown on hover or focus of the block, always on touch
+// screens) to the page with that block's thread open, ?comment_on=<id>, which works
+// without JavaScript; the page script opens the thread without a reload. The href
+// is relative, so the cached markup names no page.
 func commentOn(buf *sink, f *frame) {
 	if f.ID == "" {
 		return
 	}
-	buf.str(`<button type="button" class="blk-comment" data-comment-on="`)
-	escape(buf, f.ID)
-	buf.str(`" hidden>`)
+	// Neither the query-escaped id (unreserved characters and %XX) nor the DOM id
+	// ([A-Za-z0-9_-]) holds a character HTML escapes: both are written as they are.
+	buf.str(`<a class="blk-comment" href="?comment_on=`)
+	buf.str(url.QueryEscape(f.ID))
+	buf.str(`#t-`)
+	buf.str(f.DOMID)
+	buf.str(`">`)
 	buf.str(string(Icon("comment")))
-	buf.str(`<span>Comment</span>`)
+	buf.str(`<span>Comment</span><span class="visually-hidden"> on `)
 	if f.Title != "" {
-		buf.str(`<span class="visually-hidden"> on `)
 		escape(buf, f.Title)
-		buf.str(`</span>`)
+	} else {
+		buf.str(`this block`)
 	}
-	buf.str(`</button>`)
+	buf.str(`</span></a>`)
 }
 
 // escape writes s HTML-escaped (text and attribute values alike).
