@@ -293,6 +293,7 @@
     var form = e.target;
     if (!form || form.id !== "decide") return;
     e.preventDefault();
+    if (e.submitter && e.submitter.classList.contains("enter-guard")) return; // Enter in a field: nothing to send
     var button = e.submitter || document.activeElement;
     var action = button && button.name === "action" ? button.value : "";
     var label = button ? button.textContent.trim() : "Submit";

@@ -2,9 +2,10 @@
 // actions and those the agent marked confirm), Ctrl/Cmd+Enter to send a comment,
 // and the page's keyboard shortcuts, listed behind "?". No shortcut decides: the
 // ones that touch the decision only move the focus to it. Enter in a field never
-// decides either: without script the decision bar's first element, the form's
-// disabled default button (templates/review.tmpl part-dbar), stops it in text-like
-// fields, and the handler below in every other.
+// decides either: without script the decision bar's first element, a submit
+// button of the form that submits nowhere (templates/review.tmpl part-dbar), takes
+// the browser's implicit submission from every kind of field; with it the handler
+// below stops the key first.
 (function () {
   "use strict";
   var body = document.body;
@@ -90,9 +91,8 @@
   document.addEventListener("keypress", function (e) { if (enterInField(e)) e.preventDefault(); });
   document.addEventListener("keydown", function (e) {
     var t = e.target;
-    // Enter in a field of the decision form does nothing. The disabled default
-    // button stops it for text-like fields without script, but Chromium sends the
-    // form from a checkbox or a radio button through the first enabled button.
+    // Enter in a field of the decision form does nothing (without script the
+    // guard button of part-dbar takes it).
     if (enterInField(e)) {
       e.preventDefault();
       return;
