@@ -206,6 +206,8 @@
       if (t === "connected") return;
       if (t === "presence") { document.dispatchEvent(new CustomEvent("folio:presence", { detail: ev.data || {} })); return; }
       if (t === "reset") { es.close(); location.reload(); return; }
+      // changed.js marks and announces content that changes while the person reads.
+      if (/^blocks?\./.test(t) || t === "page.updated") document.dispatchEvent(new CustomEvent("folio:change", { detail: ev }));
       if (/^blocks?\./.test(t)) onBlocks(ev);
       else if (/^comment\./.test(t)) refresh("comments");
       else if (/^file\./.test(t)) refresh("files");
@@ -300,6 +302,10 @@
     var status = $(".form-status", form);
     var go = button && button.hasAttribute("data-confirm-action") ? confirmAction(button, label) : Promise.resolve(true);
     go.then(function (ok) {
+      // The page changed after the version this decision is about (while the
+      // person chose, or confirmed): say so and send nothing (changed.js knows).
+      var stale = window.folioStale && form.elements.page_version ? window.folioStale(+form.elements.page_version.value) : null;
+      if (stale) { pageChanged(form, status, stale); return; }
       if (!ok) { if (button && button.focus) button.focus(); return; }
       clearErrors(document);
       status.classList.remove("err");
@@ -384,6 +390,7 @@
     what.appendChild(document.createTextNode(" Review the changes, then decide again: your next decision is about version " + d.current_version + "."));
     status.appendChild(what);
     if (form.elements.page_version) form.elements.page_version.value = d.current_version;
+    if (window.folioSayChanged) window.folioSayChanged(d); // the decision bar says it too
     Promise.all([refresh("head"), refresh("blocks")]).then(function () {
       changed.forEach(function (id) {
         var el = topBlock(id);

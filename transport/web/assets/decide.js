@@ -28,7 +28,7 @@
     return window.folioConfirm({
       title: label + "?",
       text: "You are about to send “" + label + "” on “" + title.trim() + "”" + (v ? " (version " + v + ")" : "") + ". This decision cannot be undone.",
-      yes: "Yes, " + label, danger: danger
+      yes: "Yes, " + label, danger: danger, kind: "decision"
     });
   };
 
@@ -49,6 +49,7 @@
     ["b", "Go to the decision bar", function () { var b = $(".dbar-actions .bt, .dbar-jump"); if (b) b.focus(); }],
     ["c", "Write a comment", function () { var t = $("#comment-text"); if (t && !t.closest("[hidden]")) { t.scrollIntoView({ block: "center" }); t.focus(); } }],
     ["t", "Back to the top", function () { jump("#page-title"); }],
+    ["n", "Next change since you last looked", function () { if (window.folioNextChange) window.folioNextChange(); }],
     ["?", "Show these shortcuts", function () { help(); }]
   ];
   function el(tag, cls, text) {
