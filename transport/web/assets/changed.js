@@ -99,11 +99,12 @@
     p.appendChild(el("span", "", labels[kind] + " (version " + blockVersion(id) + ")"));
     blk.insertBefore(p, blk.firstChild);
   }
+  // markAll runs on every redrawn part (folioBlocks): the head brings the page's
+  // latest changes, the blocks fresh markup; either way every block is marked anew
+  // (the two may land in either order).
   function markAll(scope) {
-    var host = $("#blocks");
-    if (!host || !scope) return;
-    if (scope.id === "part-head" || scope.contains($("#content-changes"))) readChanges();
-    if (scope !== host && !host.contains(scope) && !scope.contains(host) && scope !== document) return;
+    if (!scope) return;
+    if (scope.id === "part-head" || scope === document) readChanges();
     $$("#blocks [data-block-id]").forEach(mark);
   }
   (window.folioBlocks = window.folioBlocks || []).push(markAll);
@@ -210,7 +211,7 @@
     else if (t === "block.updated") what = "1 block changed";
     else if (t === "blocks.reordered") what = "the blocks were reordered";
     else what = "its " + (d.fields || ["content"]).join(", ") + " changed";
-    liveFirst = ids.length ? ids[0] : liveFirst;
+    liveFirst = ids.length ? ids[0] : "";
     say("The page changed while you were reading (now version " + current + "): " + what + ".", ids.length ? ids[0] : "");
     $$("#blocks [data-block-id]").forEach(mark);
     // A decision being confirmed is about the version the person saw: the dialog
