@@ -43,12 +43,12 @@ const sinceMarks = `Array.from(document.querySelectorAll("#blocks .blk-since")).
 func TestChangedSinceYouLastLooked(t *testing.T) {
 	e := nodetest.New(t)
 	key, _ := e.Register("changed")
-	reader, alice, aliceElsewhere := newTab(t), newTab(t), newTab(t)
-	alice.signedIn(e, "alice@example.com")
-	aliceElsewhere.signedIn(e, "alice@example.com")
 	for _, l := range layouts {
 		t.Run(l.name, func(t *testing.T) {
-			reader.t, alice.t, aliceElsewhere.t = t, t, t
+			// Tabs of their own per layout: a tab's context has a 90 s deadline.
+			reader, alice, aliceElsewhere := newTab(t), newTab(t), newTab(t)
+			alice.signedIn(e, "alice@example.com")
+			aliceElsewhere.signedIn(e, "alice@example.com")
 			id := publish(t, e, key, changingPage())
 			url := e.Srv.URL + "/p/" + id
 			reader.layout(l.width, l.dark)
@@ -96,7 +96,6 @@ func TestChangedSinceYouLastLooked(t *testing.T) {
 			reader.until("the focus on the live change", `document.activeElement.getAttribute("data-block-id") === "b1" && document.querySelector("#live-change").hidden`)
 
 			// Approve, clicked on version 3 while the page is at 4: not sent, the bar says so.
-			reader.eval0(`document.getElementById("actor_identity").value = ""`) // the name an earlier layout's decision left
 			reader.do(chromedp.SendKeys(chromedp.ID("actor_identity"), "rey@example.com"), chromedp.Click(chromedp.CSS(`.dbar button[value="approve"]`)))
 			reader.until("the bar to say the page changed", `!!document.querySelector(".dbar .dbar-changed") && document.querySelector(".dbar .dbar-changed").innerText.indexOf("The page changed (version 3 → 4): 1 block changed. Nothing was sent") === 0`)
 			if got := e.Must(200, "GET", "/v1/pages/"+id, key, nil); got["status"] != "active" {
