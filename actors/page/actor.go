@@ -45,6 +45,9 @@ type Deps struct {
 	// PresenceEvery is the shortest interval between two presence frames of a page
 	// (presence.go; 0: DefaultPresenceEvery).
 	PresenceEvery time.Duration
+	// SeenPerPage is how many signed-in people's last seen versions a page keeps
+	// (seen.go; 0: DefaultSeenPerPage).
+	SeenPerPage int
 }
 
 // storageQuota is tenant's storage quota (0: unlimited or not enforced).

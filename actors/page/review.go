@@ -16,6 +16,9 @@ type Opened struct {
 	Files    []*File
 	Gone     bool // revoked
 	Gate     bool // authenticated: the viewer must prove an allowed identity first
+	// Seen is the content version a signed-in viewer last saw (seen.go); 0 for
+	// anyone else, or when none is on record.
+	Seen int
 }
 
 func (m *Open) public() {}
@@ -40,7 +43,7 @@ func (m *Open) run(a *Actor) any {
 	if !ok {
 		return res
 	}
-	return &Opened{Page: a.page, Comments: cs.Comments, Files: fs.Files}
+	return &Opened{Page: a.page, Comments: cs.Comments, Files: fs.Files, Seen: a.seenBy(m.Person)}
 }
 
 // Admits asks whether the page would let the viewer in (a sign-in link is mailed

@@ -105,6 +105,7 @@ func (rt *realtime) routes() {
 
 	// Views and analytics (views.go).
 	s.handle("POST", "/internal/pages/:id/view", rt.countView)
+	s.handle("POST", "/internal/pages/:id/seen", rt.markSeen)
 	s.handle("GET", "/v1/pages/:id/analytics", s.requireKey(rt.analytics))
 }
 

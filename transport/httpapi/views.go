@@ -8,6 +8,7 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
+	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/actors/tenant"
@@ -42,6 +43,33 @@ func (rt *realtime) countView(w http.ResponseWriter, r *http.Request, ps httprou
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"pageId": id, "viewCount": res.ViewCount, "uniqueViewers": res.UniqueViewers})
+	return nil
+}
+
+// markSeen is POST /internal/pages/:id/seen: the review page tells which content
+// version a signed-in person saw ({"version": n}), kept so their next visit, from
+// any browser, marks what changed since (actors/page/seen.go). Anyone else is 401:
+// their browser remembers it.
+func (rt *realtime) markSeen(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+	var body struct {
+		Version *int `json:"version"`
+	}
+	v, err := rt.viewerWithBody(w, r, &body, false)
+	if err != nil {
+		return err
+	}
+	id, err := pageID(ps.ByName("id"))
+	if err != nil {
+		return err
+	}
+	if body.Version == nil {
+		return fault.Field("version", "required", "version is required: the content version the person saw (the page's data-version)")
+	}
+	res, err := registry.Call[*page.SeenResult](r.Context(), rt.pages, id, &page.MarkSeen{Viewer: v, Version: *body.Version})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"pageId": id, "version": res.Version})
 	return nil
 }
 

@@ -63,6 +63,7 @@ type Action struct {
 	Label    string `json:"label,omitempty" jsonschema:"the button's text (default: action_id)"`
 	Style    string `json:"style,omitempty" enum:"primary,secondary,danger" jsonschema:"how the button looks; danger asks the person to confirm"`
 	Decision string `json:"decision,omitempty" enum:"approve,reject" jsonschema:"what pressing it decides (default: approve for most ids, reject for reject, deny, decline and danger buttons)"`
+	Confirm  bool   `json:"confirm,omitempty" jsonschema:"true: the person confirms in a dialog that names the action and the page version before it is sent, as for a danger button (default false)"`
 }
 
 // defaultActions are the buttons of a page published without any: it can be decided.

@@ -155,6 +155,7 @@ type Config struct {
 	FileRetention          time.Duration // files outlive their page's end by this much (30 days; --file-retention)
 	PageAnonComments       int           // comments a page takes from people not its own (1,000 of 10,000; --page-anon-comments)
 	PresenceEvery          time.Duration // shortest interval between two presence frames of a page (1 s; --presence-every)
+	SeenPerPage            int           // signed-in people whose last seen version a page keeps (1,000; --seen-per-page)
 	AnonCommentsPerHour    int           // comments without a credential per client address per hour (60; --anon-comments-per-hour)
 	AnonUploadBytesPerHour int64         // bytes presigned without a credential per client address per hour (256 MiB; --anon-upload-bytes-per-hour)
 
@@ -314,7 +315,7 @@ func Open(cfg Config) (*Node, error) {
 	hooks := registry.Hooks{Spawned: m.spawnedOne, Passivated: m.passivatedOne}
 	pageDeps := &page.Deps{Store: store, Now: cfg.Now, Limits: cfg.Limits, DefaultTTL: cfg.DefaultTTL, Idle: cfg.IdleAfter, IdleDone: cfg.IdleAfterDone, Log: log,
 		Files:        page.FileLimits{MaxBytes: cfg.MaxUpload, Budget: cfg.PageUploadBudget, UploadTTL: cfg.UploadTTL, Retention: cfg.FileRetention},
-		OpenComments: cfg.PageAnonComments, PresenceEvery: cfg.PresenceEvery}
+		OpenComments: cfg.PageAnonComments, PresenceEvery: cfg.PresenceEvery, SeenPerPage: cfg.SeenPerPage}
 	n.Pages = registry.Start(system, "pages", page.NewProducer(pageDeps), registry.Options{Timeout: 10 * time.Second, Hooks: hooks, MaxLive: cfg.MaxLivePages})
 	n.Tenants = registry.Start(system, "tenants", tenant.NewProducer(&tenant.Deps{Store: store, Keyring: n.Keys, Now: cfg.Now, Idle: cfg.IdleAfter}), registry.Options{Timeout: 10 * time.Second, Hooks: hooks})
 	// Areas add their outlets before any page actor runs (actors spawn on the first

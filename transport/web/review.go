@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -107,12 +108,18 @@ type reviewView struct {
 	ExpiresAt   *time.Time
 	Views       int
 	Version     int
-	Blocks      any // template.HTML
-	State       stateView
-	Decide      decideView
-	Files       filesView
-	Comments    commentsView
-	Problem     *problemView
+	// Seen is the content version the signed-in person last saw (0: not signed in,
+	// or none on record); Changes is, as JSON, the version at which each part of
+	// the content last changed (page.ContentChanges). The page script marks what
+	// changed since the person last looked from the two (assets/changed.js).
+	Seen     int
+	Changes  string
+	Blocks   any // template.HTML
+	State    stateView
+	Decide   decideView
+	Files    filesView
+	Comments commentsView
+	Problem  *problemView
 
 	renderOptions render.Options // how the blocks were drawn (live fragments use the same)
 }
@@ -225,6 +232,7 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 		Shell: sh, ID: p.ID, Status: status, StatusLabel: statusLabel(status),
 		PageType: p.PageType, Summary: p.Summary, Priority: p.Priority, Tags: p.Tags, CreatedBy: p.CreatedBy,
 		CreatedAt: p.CreatedAt, ExpiresAt: p.ExpiresAt, Views: p.Stats.ViewCount, Version: p.Version,
+		Seen: o.Seen, Changes: changesJSON(p.Changes),
 	}
 	v.State = stateOf(p, status)
 	v.StatusClass = status
@@ -254,6 +262,19 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 	v.Comments.Closed = closedWhy(status, "comments")
 	v.Comments.Me = me
 	return v
+}
+
+// changesJSON is the page's content changes as the review page's script reads them
+// ("{}" when nothing changed since version 1).
+func changesJSON(c *page.ContentChanges) string {
+	if c == nil {
+		return "{}"
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
 }
 
 // renderOptions are how the page's blocks are drawn: against its decision form

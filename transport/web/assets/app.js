@@ -204,6 +204,8 @@
       if (t === "connected") return;
       if (t === "presence") { document.dispatchEvent(new CustomEvent("folio:presence", { detail: ev.data || {} })); return; }
       if (t === "reset") { es.close(); location.reload(); return; }
+      // changed.js marks and announces content that changes while the person reads.
+      if (/^blocks?\./.test(t) || t === "page.updated") document.dispatchEvent(new CustomEvent("folio:change", { detail: ev }));
       if (/^blocks?\./.test(t)) onBlocks(ev);
       else if (/^comment\./.test(t)) { refresh("comments"); refreshThreads((ev.data || {}).block_id); }
       else if (/^file\./.test(t)) refresh("files");
@@ -291,12 +293,17 @@
     var form = e.target;
     if (!form || form.id !== "decide") return;
     e.preventDefault();
+    if (e.submitter && e.submitter.classList.contains("enter-guard")) return; // Enter in a field: nothing to send
     var button = e.submitter || document.activeElement;
     var action = button && button.name === "action" ? button.value : "";
     var label = button ? button.textContent.trim() : "Submit";
     var status = $(".form-status", form);
     var go = button && button.hasAttribute("data-confirm-action") ? confirmAction(button, label) : Promise.resolve(true);
     go.then(function (ok) {
+      // The page changed after the version this decision is about (while the
+      // person chose, or confirmed): say so and send nothing (changed.js knows).
+      var stale = window.folioStale && form.elements.page_version ? window.folioStale(+form.elements.page_version.value) : null;
+      if (stale) { pageChanged(form, status, stale); return; }
       if (!ok) { if (button && button.focus) button.focus(); return; }
       clearErrors(document);
       status.classList.remove("err");
@@ -381,6 +388,7 @@
     what.appendChild(document.createTextNode(" Review the changes, then decide again: your next decision is about version " + d.current_version + "."));
     status.appendChild(what);
     if (form.elements.page_version) form.elements.page_version.value = d.current_version;
+    if (window.folioSayChanged) window.folioSayChanged(d); // the decision bar says it too
     Promise.all([refresh("head"), refresh("blocks")]).then(function () {
       changed.forEach(function (id) {
         var el = topBlock(id);

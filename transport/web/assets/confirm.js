@@ -19,6 +19,7 @@
       var id = "confirm-" + (++seq);
       var dlg = el("dialog", "confirm");
       dlg.setAttribute("aria-labelledby", id + "-h");
+      if (o.kind) dlg.setAttribute("data-kind", o.kind); // "decision": closed when the page changes (changed.js)
       var h = el("h2", "", o.title); h.id = id + "-h";
       dlg.appendChild(h);
       if (o.text) {

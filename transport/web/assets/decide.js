@@ -3,9 +3,10 @@
 // (the page's composer or a block's thread),
 // and the page's keyboard shortcuts, listed behind "?". No shortcut decides: the
 // ones that touch the decision only move the focus to it. Enter in a field never
-// decides either: without script the decision bar's first element, the form's
-// disabled default button (templates/review.tmpl part-dbar), stops it in text-like
-// fields, and the handler below in every other.
+// decides either: without script the decision bar's first element, a submit
+// button of the form that submits nowhere (templates/review.tmpl part-dbar), takes
+// the browser's implicit submission from every kind of field; with it the handler
+// below stops the key first.
 (function () {
   "use strict";
   var body = document.body;
@@ -28,7 +29,7 @@
     return window.folioConfirm({
       title: label + "?",
       text: "You are about to send “" + label + "” on “" + title.trim() + "”" + (v ? " (version " + v + ")" : "") + ". This decision cannot be undone.",
-      yes: "Yes, " + label, danger: danger
+      yes: "Yes, " + label, danger: danger, kind: "decision"
     });
   };
 
@@ -50,6 +51,7 @@
     ["c", "Write a comment", function () { var t = $("#comment-text"); if (t && !t.closest("[hidden]")) { t.scrollIntoView({ block: "center" }); t.focus(); } }],
     ["m", "Comment on this block (the one holding the focus, else the first in view), in place", function () { var b = blockHere(); if (b && window.folioCommentOn) window.folioCommentOn(b, null); }],
     ["t", "Back to the top", function () { jump("#page-title"); }],
+    ["n", "Next change since you last looked", function () { if (window.folioNextChange) window.folioNextChange(); }],
     ["?", "Show these shortcuts", function () { help(); }]
   ];
   // blockHere is the top-level block the focus is in, else the first one whose
@@ -105,9 +107,8 @@
   document.addEventListener("keypress", function (e) { if (enterInField(e)) e.preventDefault(); });
   document.addEventListener("keydown", function (e) {
     var t = e.target;
-    // Enter in a field of the decision form does nothing. The disabled default
-    // button stops it for text-like fields without script, but Chromium sends the
-    // form from a checkbox or a radio button through the first enabled button.
+    // Enter in a field of the decision form does nothing (without script the
+    // guard button of part-dbar takes it).
     if (enterInField(e)) {
       e.preventDefault();
       return;
