@@ -24,19 +24,8 @@ const maxFormBody = 1 << 20
 // is 303 back to the page, which now shows the decision; a refusal shows the page
 // again with the reason and, for form fields, each field's message.
 func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	if !sameOrigin(r) {
-		http.Error(w, "This form was sent from another site.", http.StatusForbidden)
-		return
-	}
-	if !s.readForm(w, r) {
-		return
-	}
-	c, err := s.c.Credentials.Of(w, r)
-	if err != nil {
-		s.failed(w, r, err)
-		return
-	}
-	if !s.csrfOK(w, r, c) {
+	c, ok := s.pageForm(w, r)
+	if !ok {
 		return
 	}
 	id := ps.ByName("id")

@@ -22,19 +22,8 @@ import (
 // with the block's thread open at the new comment; a refusal shows the page again
 // with the message at the field in that thread and what the person typed.
 func (s *Site) comment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	if !sameOrigin(r) {
-		http.Error(w, "This form was sent from another site.", http.StatusForbidden)
-		return
-	}
-	if !s.readForm(w, r) {
-		return
-	}
-	c, err := s.c.Credentials.Of(w, r)
-	if err != nil {
-		s.failed(w, r, err)
-		return
-	}
-	if !s.csrfOK(w, r, c) {
+	c, ok := s.pageForm(w, r)
+	if !ok {
 		return
 	}
 	id, f := ps.ByName("id"), r.PostForm

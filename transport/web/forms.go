@@ -24,6 +24,25 @@ func (s *Site) readForm(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// pageForm admits a form posted to a review page (a decision, a comment): sent
+// from this site, read within maxFormBody, its sender resolved and, for a session,
+// its CSRF token checked. A refusal has been written when ok is false.
+func (s *Site) pageForm(w http.ResponseWriter, r *http.Request) (c credential.Credential, ok bool) {
+	if !sameOrigin(r) {
+		http.Error(w, "This form was sent from another site.", http.StatusForbidden)
+		return c, false
+	}
+	if !s.readForm(w, r) {
+		return c, false
+	}
+	c, err := s.c.Credentials.Of(w, r)
+	if err != nil {
+		s.failed(w, r, err)
+		return c, false
+	}
+	return c, s.csrfOK(w, r, c)
+}
+
 // csrfOK checks a form posted with the session cookie against the session's CSRF
 // token (credential.CheckForm); a refusal is written when it returns false.
 func (s *Site) csrfOK(w http.ResponseWriter, r *http.Request, c credential.Credential) bool {
