@@ -145,5 +145,5 @@ func (si *signin) deliverClaim(ctx context.Context, j mailJob) {
 		si.log.Error("claim link not stored", "err", err)
 		return
 	}
-	si.send(ctx, claimMail(si.urls.Base, j.email, j.name, j.code, j.claimURL, token, si.people.Lifetimes().ClaimLink))
+	si.send(ctx, claimMail(si.urls.App, j.email, j.name, j.code, j.claimURL, token, si.people.Lifetimes().ClaimLink))
 }

@@ -91,7 +91,7 @@ func (si *signin) deliverLink(ctx context.Context, j mailJob) {
 		si.log.Error("sign-in link not stored", "err", err)
 		return
 	}
-	si.send(ctx, signInMail(si.urls.Base, j.email, title, token, si.people.Lifetimes().Link))
+	si.send(ctx, signInMail(si.urls.App, j.email, title, token, si.people.Lifetimes().Link))
 }
 
 // verifyLinkGet is GET /v1/auth/magic-link/verify: it never spends a token (mail

@@ -122,3 +122,21 @@ func TestMagicLinkGETNeverSignsInNorSpendsTheToken(t *testing.T) {
 		t.Fatalf("a second POST: %d to %q", r.Status, r.Location)
 	}
 }
+
+// TestMailedLinksLeadToTheAppURL: with --app-url set apart from --base-url (the
+// people's app behind another address), the sign-in mail and the claim mail link
+// to the app URL, as the flag says, never to the API's base.
+func TestMailedLinksLeadToTheAppURL(t *testing.T) {
+	t.Parallel()
+	in := newInbox(t)
+	const app = "https://app.folio.test"
+	e := nodetest.New(t, mailTo(in.SMTP), func(c *node.Config) { c.AppURL = app })
+	wantSent(t, sendLink(t, e, "ada@example.com", "", ""))
+	if m := in.next(t, "ada@example.com"); !strings.Contains(m.Text, app+"/login/link#ml_") || strings.Contains(m.Text, e.Srv.URL) {
+		t.Errorf("the sign-in mail does not link to %s:\n%s", app, m.Text)
+	}
+	e.Must(201, "POST", "/v1/auth/agent/register", "", map[string]any{"name": "Bot", "owner_email": "owner@example.com"})
+	if m := in.next(t, "owner@example.com"); !strings.Contains(m.Text, app+"/claim?code=") || !strings.Contains(m.Text, app+"/login/link#ml_") || strings.Contains(m.Text, e.Srv.URL) {
+		t.Errorf("the claim mail does not link to %s:\n%s", app, m.Text)
+	}
+}
