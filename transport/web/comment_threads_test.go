@@ -35,7 +35,7 @@ func threadBlocks() map[string]any {
 
 // threadOf is a JavaScript expression for the thread element of block id.
 func threadOf(id string) string {
-	return fmt.Sprintf(`document.querySelector('[data-block-id=%q] > .blk-thread')`, id)
+	return fmt.Sprintf(`document.querySelector('[data-block-id=%q] > .cm-thread')`, id)
 }
 
 // TestCommentsOnABlockAndALineRangeShowInPlaceAndLive: Alice comments on a block
@@ -56,7 +56,7 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 				tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
 				tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
 			}
-			if n := eval[int](alice, `document.querySelectorAll(".blk-thread").length`); n != 0 {
+			if n := eval[int](alice, `document.querySelectorAll(".cm-thread").length`); n != 0 {
 				t.Fatalf("a page without comments draws %d threads", n)
 			}
 			if n := eval[int](alice, `document.querySelectorAll("#blocks .blk-comment").length`); n != 3 {
@@ -173,10 +173,11 @@ func TestCommentingOnLinesFromTheKeyboardAlone(t *testing.T) {
 			tb.do(chromedp.KeyEvent(kb.Enter))
 			tb.until("the thread open at its first line field", `document.activeElement.id === "t-blk-conf-from"`)
 			tb.do(chromedp.KeyEvent("2"), chromedp.KeyEvent("\t"), chromedp.KeyEvent("3"))
-			tb.do(chromedp.KeyEvent("\t", chromedp.KeyModifiers(kb.ModifierShift)), chromedp.KeyEvent("\t", chromedp.KeyModifiers(kb.ModifierShift)))
-			if !eval[bool](tb, `document.activeElement.id === "t-blk-conf-side"`) {
-				t.Fatalf("Shift+Tab from the line fields reaches %q, not the side", eval[string](tb, `document.activeElement.id`))
-			}
+			tb.until("the range typed, the focus in its second field", `document.getElementById("t-blk-conf-from").value === "2" && document.getElementById("t-blk-conf-to").value === "3" && document.activeElement.id === "t-blk-conf-to"`)
+			tb.do(chromedp.KeyEvent("\t", chromedp.KeyModifiers(kb.ModifierShift)))
+			tb.until("Shift+Tab back to the first line field", `document.activeElement.id === "t-blk-conf-from"`)
+			tb.do(chromedp.KeyEvent("\t", chromedp.KeyModifiers(kb.ModifierShift)))
+			tb.until("Shift+Tab from the line fields to the side", `document.activeElement.id === "t-blk-conf-side"`)
 			tb.eval0(`document.activeElement.value = "old"; document.activeElement.dispatchEvent(new Event("input", {bubbles: true}))`) // a select's value, as the arrow keys set it
 			tb.until("the picked old lines outlined", `document.querySelectorAll('[data-block-id="conf"] .diff-t-uni tr.line-picked').length === 2`)
 			tb.do(chromedp.Focus(chromedp.ID("t-blk-conf-text")), chromedp.KeyEvent("Why drop these?"))

@@ -131,7 +131,7 @@ func (s *Site) threadHTML(p *page.Page, b blocks.Block, list []*page.Comment, st
 	v := threadOf(p, b, list, status, me, ask)
 	buf := getBuf()
 	defer putBuf(buf)
-	if s.execute(buf, "blk-thread", v) != nil {
+	if s.execute(buf, "cm-thread", v) != nil {
 		return ""
 	}
 	return template.HTML(buf.String()) // #nosec: an html/template execution

@@ -420,7 +420,7 @@
     $$(".comment", scope).forEach(function (li) {
       var id = li.getAttribute("data-comment"), tools = $(".comment-tools", li);
       if (!tools) return;
-      var th = li.closest(".blk-thread"), form = th ? $(".thread-form", th) : composer; // a thread's replies go to its own form
+      var th = li.closest(".cm-thread"), form = th ? $(".thread-form", th) : composer; // a thread's replies go to its own form
       tools.hidden = !form && !tokens[id];
       $("[data-reply]", tools).hidden = !form;
       $("[data-edit]", tools).hidden = !tokens[id] || !form;
@@ -471,7 +471,7 @@
   function onCommentTool(e) {
     var t = e.target.closest("button");
     if (!t) return;
-    var th = t.closest(".blk-thread");
+    var th = t.closest(".cm-thread");
     if (th && t.hasAttribute("data-cancel")) { threadContext(th, "", ""); return; }
     var li = t.closest(".comment");
     if (!li) return;
@@ -504,7 +504,7 @@
   // that works without script) opens it in place; a click on a line number of a
   // code or diff block picks that line (Shift+click: a range) for the comment.
   function threadOf(blk) {
-    for (var i = 0; i < blk.children.length; i++) if (blk.children[i].classList.contains("blk-thread")) return blk.children[i];
+    for (var i = 0; i < blk.children.length; i++) if (blk.children[i].classList.contains("cm-thread")) return blk.children[i];
     return null;
   }
   // placeThread puts a thread's fresh markup in its block (or takes it away when
@@ -529,7 +529,7 @@
   function refreshThreads(id) {
     var ids = {};
     if (id) ids[id] = true;
-    $$("#blocks .blk-thread[data-thread]").forEach(function (t) { ids[t.getAttribute("data-thread")] = true; });
+    $$("#blocks .cm-thread[data-thread]").forEach(function (t) { ids[t.getAttribute("data-thread")] = true; });
     return Promise.all(Object.keys(ids).map(function (bid) {
       var blk = topBlock(bid);
       if (!blk) return null;
