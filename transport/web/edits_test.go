@@ -91,7 +91,9 @@ func TestAReviewerEditsThenApproves(t *testing.T) {
 		}
 		tb.until("the page to say the agent was notified", `!!document.querySelector('[data-delivery="delivered"]')`)
 		tb.do(chromedp.Focus(chromedp.CSS(`[data-block-id="note"] .blk-orig summary`)), chromedp.KeyEvent("\r"))
-		tb.until("the agent's original", `document.querySelector('[data-block-id="note"] .blk-orig .blk').offsetParent !== null`)
+		// (.open, not the content's offsetParent: Chromium lays out a closed
+		// disclosure's content too, hidden by content-visibility.)
+		tb.until("the agent's original", `document.querySelector('[data-block-id="note"] .blk-orig').open`)
 		if got := tb.text(`[data-block-id="note"] .blk-orig`); !containsAll(got, "Raise the daily limit.", "-Raise the daily limit.") {
 			t.Fatalf("%s: the original and diff read %q", l.name, got)
 		}

@@ -165,6 +165,7 @@ func TestPagesOpenedOneAfterAnotherInOneTabAllGoLive(t *testing.T) {
 // "unchanged lines" of a diff and closes a collapsible text; the agent then
 // updates both blocks. The new content shows in place, the diff's fold stays open
 // and the text stays closed: a redraw never undoes what the person chose to see.
+// A keyboard user on the text's summary stays there: Enter then opens the text.
 func TestADisclosureKeepsItsStateWhenTheAgentUpdatesItsBlock(t *testing.T) {
 	e := nodetest.New(t)
 	key, _ := e.Register("live")
@@ -187,6 +188,7 @@ func TestADisclosureKeepsItsStateWhenTheAgentUpdatesItsBlock(t *testing.T) {
 	tb.do(chromedp.Click(chromedp.CSS(`[data-block-id="change"] details.diff-unfold summary`)),
 		chromedp.Click(chromedp.CSS(`[data-block-id="more"] details summary`)))
 	tb.until("the fold open and the text closed", `document.querySelector('[data-block-id="change"] details.diff-unfold').open && !document.querySelector('[data-block-id="more"] details').open`)
+	tb.do(chromedp.Focus(chromedp.CSS(`[data-block-id="more"] details summary`))) // a keyboard user is on the text's summary
 
 	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks/change", key, map[string]any{"data": diff("end, changed twice")})
 	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks/more", key, map[string]any{"data": map[string]any{"title": "Background", "content": "Second.", "collapsible": true}})
@@ -197,4 +199,10 @@ func TestADisclosureKeepsItsStateWhenTheAgentUpdatesItsBlock(t *testing.T) {
 	if eval[bool](tb, `document.querySelector('[data-block-id="more"] details').open`) {
 		t.Error("the text the person closed opened again when the agent updated it")
 	}
+	// The focus stays on the (redrawn) summary, so the next key acts on it.
+	if !eval[bool](tb, `document.activeElement === document.querySelector('[data-block-id="more"] details summary')`) {
+		t.Fatalf("the focus left the summary when the agent updated its block: it is on %q", eval[string](tb, `document.activeElement.outerHTML.slice(0, 80)`))
+	}
+	tb.do(chromedp.KeyEvent("\r"))
+	tb.until("Enter to open the text", `document.querySelector('[data-block-id="more"] details').open`)
 }

@@ -83,6 +83,28 @@
       if ((k + "|" + n) in open) d.open = open[k + "|" + n];
     });
   }
+  // The element that has the focus keeps it across a redraw of its part or block:
+  // it is known by its id, or else by its block, its tag and class and its place
+  // among those alike (a disclosure's summary, a block's button), so the next key
+  // a keyboard user presses goes where it would have gone.
+  function likeKey(e) {
+    var blk = e.closest("[data-block-id]");
+    return (blk ? blk.getAttribute("data-block-id") : "") + "|" + e.tagName + "|" + e.className;
+  }
+  function focusKey(root) {
+    var a = document.activeElement;
+    if (!a || a === document.body || !root.contains(a)) return null;
+    if (a.id) return { id: a.id };
+    var k = likeKey(a), n = 0, at = -1;
+    $$(a.tagName, root).forEach(function (e) { if (likeKey(e) === k) { if (e === a) at = n; n++; } });
+    return { like: k, tag: a.tagName, n: at };
+  }
+  function refocus(root, key) {
+    if (!key) return;
+    var el = key.id ? document.getElementById(key.id) : null, n = 0;
+    if (!key.id) $$(key.tag, root).some(function (e) { return likeKey(e) === key.like && n++ === key.n && (el = e); });
+    if (el && root.contains(el) && el !== document.activeElement) el.focus({ preventScroll: true });
+  }
   function fetchHTML(url) {
     return fetch(url, { headers: { Accept: "text/html" } }).then(function (r) {
       if (r.status === 401 || r.status === 404 || r.status === 410) { location.reload(); throw new Error("gone"); }
@@ -103,14 +125,14 @@
     pending[name] = fetchHTML(partBase + "/parts/" + name + (name === "comments" ? location.search : "")).then(function (html) {
       var el = document.getElementById("part-" + name) || (name === "blocks" ? document.getElementById("blocks") : null);
       if (!el) return;
-      var saved = saveTyped(), opened = openDetails(el), focused = document.activeElement && document.activeElement.id;
+      var saved = saveTyped(), opened = openDetails(el), focused = focusKey(el);
       el.innerHTML = html;
       reopenDetails(el, opened);
       restoreTyped(saved);
       enhance(el);
       var note = name === "files" && uploadNote && $(".upload-status", el);
       if (note) note.textContent = uploadNote; // a later re-render keeps what the upload said
-      if (focused && document.getElementById(focused) && el.contains(document.getElementById(focused))) document.getElementById(focused).focus();
+      refocus(el, focused);
     }).catch(function () {}).then(function () { delete pending[name]; });
     return pending[name];
   }
@@ -148,13 +170,14 @@
     tmp.innerHTML = html;
     var el = tmp.firstElementChild;
     if (!el) return;
-    var old = topBlock(id), host = $("#blocks");
+    var old = topBlock(id), host = $("#blocks"), focused = old && focusKey(old);
     if (old) reopenDetails(tmp, openDetails(old));
     if (old) old.replaceWith(el);
     else if (before) host.insertBefore(el, before);
     else host.appendChild(el);
     el.classList.add("fresh");
     enhance(el);
+    refocus(el, focused);
   }
   function onBlocks(ev) {
     var d = ev.data || {};
@@ -512,13 +535,13 @@
   function placeThread(blk, html) {
     var cur = threadOf(blk), tmp = document.createElement("div");
     tmp.innerHTML = html;
-    var next = tmp.firstElementChild, saved = saveTyped();
+    var next = tmp.firstElementChild, saved = saveTyped(), focused = cur && focusKey(cur);
     if (next && cur) next.open = cur.open || next.open;
     if (cur && next) cur.replaceWith(next);
     else if (cur) cur.remove();
     else if (next) blk.appendChild(next);
     restoreTyped(saved);
-    if (next) comments(next);
+    if (next) { comments(next); refocus(next, focused); }
     markBlock(blk);
     return next;
   }
