@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
+
+	fastjson "github.com/segmentio/encoding/json"
 )
 
 // decode reads a block's data into v leniently: a member whose JSON type does not
@@ -15,6 +18,14 @@ func decode(raw json.RawMessage, v any) error {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
+	// segmentio's decoder is faster than encoding/json (a block's data is decoded
+	// on every cold draw) but stops at the first mismatch: data it refuses is
+	// decoded again from zero by encoding/json, whose lenient result is the one
+	// that counts.
+	if fastjson.Unmarshal(raw, v) == nil {
+		return nil
+	}
+	reflect.ValueOf(v).Elem().SetZero()
 	err := json.Unmarshal(raw, v)
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {

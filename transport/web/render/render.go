@@ -84,6 +84,16 @@ type budget struct {
 	blocks  int
 	page    int
 	skipped int
+	sinks   [MaxDepth + 2]sink // one per depth (sinkAt)
+}
+
+// sinkAt is the sink of the block drawn at depth. Blocks nest strictly (a child is
+// drawn whole inside its parent's template), so at most one sink per depth is in
+// use at a time, and a render allocates none per block.
+func (b *budget) sinkAt(depth int, buf *bytes.Buffer, limit int) *sink {
+	s := &b.sinks[min(depth, len(b.sinks)-1)]
+	*s = sink{buf: buf, limit: limit}
+	return s
 }
 
 func newBudget(opt *Options) *budget { return &budget{blocks: MaxBlocks, page: opt.maxBytes()} }
@@ -369,7 +379,7 @@ func drawFramed(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 	if top {
 		f.After = editor(c, b) + edited(c, b)
 	}
-	out := &sink{buf: buf, limit: start + c.room - markerReserve}
+	out := c.budget.sinkAt(c.depth, buf, start+c.room-markerReserve)
 	switch model, ok := viewOf(c, b); {
 	case c.depth > MaxDepth:
 		f.Body = template.HTML(`<p class="muted">Nested too deeply to show.</p>`)
