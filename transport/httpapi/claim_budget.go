@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/ratelimit"
 )
 
 // claimBudget is the global budget of failed claim attempts, across every client
@@ -23,7 +24,7 @@ type claimBudget struct {
 	n      int
 	window time.Duration
 	now    func() time.Time
-	lim    *Limiter
+	lim    *ratelimit.Limiter
 
 	mu         sync.Mutex
 	spentUntil time.Time // refusing every attempt until then
@@ -33,7 +34,7 @@ type claimBudget struct {
 }
 
 func newClaimBudget(reg prometheus.Registerer, now func() time.Time, n int, window time.Duration) *claimBudget {
-	b := &claimBudget{n: n, window: window, now: now, lim: NewLimiter(now, 16)}
+	b := &claimBudget{n: n, window: window, now: now, lim: ratelimit.New(now, 16)}
 	b.failures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "folio_claim_failures_total",
 		Help: "Claim attempts whose proof (claim code and claim token, or whole API key) matched no account, by proof. A rise means someone is guessing.",

@@ -10,6 +10,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/ratelimit"
 	"folio/actors/people"
 	"folio/actors/registry"
 	"folio/actors/tenant"
@@ -39,10 +40,10 @@ type TenancyDeps struct {
 // tenancy is the mounted area's state.
 type tenancy struct {
 	TenancyDeps
-	tenants   *Limiter // by tenant id, at the tenant's plan rate
-	addresses *Limiter // unauthenticated requests by client address
-	signups   *Limiter // registrations by client address
-	people    *Limiter // requests of signed-in people, by person
+	tenants   *ratelimit.Limiter // by tenant id, at the tenant's plan rate
+	addresses *ratelimit.Limiter // unauthenticated requests by client address
+	signups   *ratelimit.Limiter // registrations by client address
+	people    *ratelimit.Limiter // requests of signed-in people, by person
 }
 
 // MountTenancy registers the area's routes (routes.go) and turns on its request
@@ -58,10 +59,10 @@ func (s *Server) MountTenancy(d TenancyDeps) {
 		d.PersonPerMinute = 600
 	}
 	s.tenancy = &tenancy{TenancyDeps: d,
-		tenants:   NewLimiter(s.now, d.MaxBuckets),
-		addresses: NewLimiter(s.now, d.MaxBuckets),
-		signups:   NewLimiter(s.now, d.MaxBuckets),
-		people:    NewLimiter(s.now, d.MaxBuckets),
+		tenants:   ratelimit.New(s.now, d.MaxBuckets),
+		addresses: ratelimit.New(s.now, d.MaxBuckets),
+		signups:   ratelimit.New(s.now, d.MaxBuckets),
+		people:    ratelimit.New(s.now, d.MaxBuckets),
 	}
 	s.tenancyRoutes()
 }
@@ -161,7 +162,7 @@ func (s *Server) personOf(r *http.Request) (string, error) {
 }
 
 // admit writes the rate headers and, when the request is refused, returns the 429.
-func admit(w http.ResponseWriter, policy, scope string, d Decision) error {
+func admit(w http.ResponseWriter, policy, scope string, d ratelimit.Decision) error {
 	setRateHeaders(w.Header(), policy, d)
 	if d.Allowed {
 		return nil
