@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -161,19 +159,11 @@ func (s *Server) personOf(r *http.Request) (string, error) {
 	return sess.UserID, nil
 }
 
-// admit writes the rate headers and, when the request is refused, returns the 429.
+// admit writes the rate headers and, when the request is refused, returns the 429
+// (ratelimit.Refusal).
 func admit(w http.ResponseWriter, policy, scope string, d ratelimit.Decision) error {
 	setRateHeaders(w.Header(), policy, d)
-	if d.Allowed {
-		return nil
-	}
-	retry := ceilSeconds(d.RetryAfter)
-	if d.Window > time.Minute { // an abuse limit over a longer window (sign-in links, claims)
-		return fault.New(fault.RateLimited, fmt.Sprintf("too many attempts: %d per %d minutes allowed; retry in %d s", d.Limit, int(d.Window.Minutes()), retry),
-			map[string]any{"limit": policy, "per_window": d.Limit, "window_seconds": ceilSeconds(d.Window), "scope": scope, "policy": policy, "retry_after": retry})
-	}
-	return fault.New(fault.RateLimited, "too many requests: "+strconv.Itoa(d.Limit)+" per minute allowed; retry in "+strconv.Itoa(retry)+" s",
-		map[string]any{"limit": "requests_per_minute", "requests_per_minute": d.Limit, "scope": scope, "policy": policy, "retry_after": retry})
+	return ratelimit.Refusal(policy, scope, d)
 }
 
 // pageQuota is a reservation of room in a tenant's monthly page quota.

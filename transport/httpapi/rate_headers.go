@@ -27,9 +27,4 @@ func setRateHeaders(h http.Header, policy string, d ratelimit.Decision) {
 	}
 }
 
-func ceilSeconds(d time.Duration) int {
-	if d <= 0 {
-		return 0
-	}
-	return int((d + time.Second - 1) / time.Second)
-}
+func ceilSeconds(d time.Duration) int { return ratelimit.CeilSeconds(d) }
