@@ -34,20 +34,19 @@ var parts = map[string]func(v *reviewView) any{
 }
 
 // part is GET /p/:id/parts/:part: one part of the review page as HTML.
-func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	model, ok := parts[ps.ByName("part")]
 	if !ok {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	o, err := s.open(r, ps.ByName("id"))
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	if o == nil || o.Gone || o.Gate {
 		s.fragmentGone(w, r, o)
-		return
+		return nil
 	}
 	me, _ := s.me(w, r)
 	name := ps.ByName("part")
@@ -55,22 +54,21 @@ func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 	buf := getBuf()
 	defer putBuf(buf)
 	if err := s.execute(buf, "part-"+name, model(&v)); err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	s.writeHTML(w, r, http.StatusOK, buf.Bytes())
+	return nil
 }
 
 // block is GET /p/:id/blocks/:blockId: one top-level block as the page draws it.
-func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	o, err := s.open(r, ps.ByName("id"))
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	if o == nil || o.Gone || o.Gate {
 		s.fragmentGone(w, r, o)
-		return
+		return nil
 	}
 	now := s.c.Now()
 	me, _ := s.me(w, r)
@@ -85,10 +83,11 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 			defer putBuf(buf)
 			render.Block(buf, b, opt)
 			s.writeHTML(w, r, http.StatusOK, buf.Bytes())
-			return
+			return nil
 		}
 	}
 	s.notFound(w, r)
+	return nil
 }
 
 // fragmentGone answers a part of a page the viewer can no longer see: the page

@@ -201,15 +201,14 @@ func lineLabel(c *page.Comment, lines *threadLines) string {
 
 // thread is GET /p/:id/threads/:blockId: one block's thread as the page draws it
 // (empty when the block has no comments, unless ?open=1 asks for its form).
-func (s *Site) thread(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) thread(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	o, err := s.open(r, ps.ByName("id"))
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	if o == nil || o.Gone || o.Gate {
 		s.fragmentGone(w, r, o)
-		return
+		return nil
 	}
 	me, _ := s.me(w, r)
 	id := ps.ByName("blockId")
@@ -234,9 +233,10 @@ func (s *Site) thread(w http.ResponseWriter, r *http.Request, ps httprouter.Para
 			h = s.threadHTML(o.Page, b, list, status, me, ask)
 		}
 		s.writeHTML(w, r, http.StatusOK, []byte(h))
-		return
+		return nil
 	}
 	s.notFound(w, r)
+	return nil
 }
 
 // decodeLabels reads a diff block's side labels into d; false when its data does
