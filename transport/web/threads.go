@@ -17,7 +17,7 @@ import (
 )
 
 // Threads in place. Every top-level block that has comments carries its thread
-// inside its frame (render.Options.Threads): a disclosure whose summary is the
+// inside its box (render.Options.Threads): a disclosure whose summary is the
 // count, holding the latest ThreadShown of them and a form to add one, anchored
 // to the block and, for a code or diff block, to a line range. A page without
 // comments draws none, so its render is what it was. The same template serves
