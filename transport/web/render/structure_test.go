@@ -249,11 +249,11 @@ func TestStructureLayoutDrawsNestedBlocksInTheirColumns(t *testing.T) {
 
 func TestStructureGroup(t *testing.T) {
 	for _, tc := range []struct {
-		name, data  string
-		details     bool
-		open        bool
-		summary     string
-		boxHeader bool
+		name, data string
+		details    bool
+		open       bool
+		summary    string
+		boxHeader  bool
 	}{
 		{"collapsible, open", `{"title":"Why","collapsible":true,"blocks":[{"type":"stepper","data":{"steps":[{"label":"x"}]}}]}`, true, true, "Why", false},
 		{"collapsible, collapsed", `{"title":"Raw","collapsible":true,"default_collapsed":true,"blocks":[]}`, true, false, "Raw", false},
