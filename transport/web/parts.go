@@ -40,15 +40,10 @@ func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 		s.notFound(w, r)
 		return nil
 	}
-	o, err := s.open(r, ps.ByName("id"))
-	if err != nil {
+	o, me, err := s.openFragment(w, r, ps)
+	if o == nil {
 		return err
 	}
-	if o == nil || o.Gone || o.Gate {
-		s.fragmentGone(w, r, o)
-		return nil
-	}
-	me, _ := s.me(w, r)
 	name := ps.ByName("part")
 	v := s.reviewOf(o, s.c.Now(), me, name == "blocks", commentsBefore(r), askOf(r))
 	buf := getBuf()
@@ -62,16 +57,11 @@ func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params
 
 // block is GET /p/:id/blocks/:blockId: one top-level block as the page draws it.
 func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
-	o, err := s.open(r, ps.ByName("id"))
-	if err != nil {
+	o, me, err := s.openFragment(w, r, ps)
+	if o == nil {
 		return err
 	}
-	if o == nil || o.Gone || o.Gate {
-		s.fragmentGone(w, r, o)
-		return nil
-	}
 	now := s.c.Now()
-	me, _ := s.me(w, r)
 	d := decideOf(o.Page, page.EffectiveStatus(o.Page, now))
 	turnOf(&d, o.Page, me)
 	opt := s.renderOptions(o.Page, d, now) // as the page draws it, its thread included
@@ -88,6 +78,23 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 	}
 	s.notFound(w, r)
 	return nil
+}
+
+// openFragment opens the page a fragment of the review page is drawn from (a
+// part, one block, one block's thread) and reads the viewer. A page that is gone,
+// gated or not there for the viewer is answered here (fragmentGone) and comes back
+// nil, as does a page that did not answer, with its error for serve to draw.
+func (s *Site) openFragment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) (*page.Opened, *meView, error) {
+	o, err := s.open(r, ps.ByName("id"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if o == nil || o.Gone || o.Gate {
+		s.fragmentGone(w, r, o)
+		return nil, nil, nil
+	}
+	me, _ := s.me(w, r)
+	return o, me, nil
 }
 
 // fragmentGone answers a part of a page the viewer can no longer see: the page

@@ -202,15 +202,10 @@ func lineLabel(c *page.Comment, lines *threadLines) string {
 // thread is GET /p/:id/threads/:blockId: one block's thread as the page draws it
 // (empty when the block has no comments, unless ?open=1 asks for its form).
 func (s *Site) thread(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
-	o, err := s.open(r, ps.ByName("id"))
-	if err != nil {
+	o, me, err := s.openFragment(w, r, ps)
+	if o == nil {
 		return err
 	}
-	if o == nil || o.Gone || o.Gate {
-		s.fragmentGone(w, r, o)
-		return nil
-	}
-	me, _ := s.me(w, r)
 	id := ps.ByName("blockId")
 	ask := threadAsk{}
 	if r.URL.Query().Get("open") == "1" {
