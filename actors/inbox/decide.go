@@ -197,22 +197,9 @@ func NeedsDecision(store *persistence.Store, tenants []string, email string, now
 			for _, aud := range []string{audienceOf(email), audienceAnyone} {
 				prefix := decidePrefix(t, aud)
 				total += int(persistence.ReadU64(tx.Get(bucketDecideN, prefix)))
-				n := 0
-				var derr error
-				tx.Scan(bucketDecide, prefix, false, func(_, v []byte) bool {
-					var a Awaited
-					if derr = json.Unmarshal(v, &a); derr != nil {
-						return false
-					}
-					if a.ExpiresAt != nil && !now.Before(*a.ExpiresAt) {
-						return true // expired; the sweep removes it
-					}
-					out = append(out, a)
-					n++
-					return n < limit
-				})
-				if derr != nil {
-					return derr
+				var err error
+				if out, err = awaiting(tx, prefix, now, limit, out); err != nil {
+					return err
 				}
 			}
 		}
@@ -226,6 +213,29 @@ func NeedsDecision(store *persistence.Store, tenants []string, email string, now
 		out = out[:limit]
 	}
 	return out, total, nil
+}
+
+// awaiting appends to out the rows of one range of the decision index (a tenant's
+// audience: decidePrefix) in key order, at most limit of them, leaving out those
+// past their expiry time (the expiry sweep removes them). A row that does not
+// decode stops the scan with its error. Both listings, a workspace's own and the
+// pages of other workspaces that reach a person, read through it.
+func awaiting(tx *persistence.Tx, prefix []byte, now time.Time, limit int, out []Awaited) ([]Awaited, error) {
+	n := 0
+	var derr error
+	tx.Scan(bucketDecide, prefix, false, func(_, v []byte) bool {
+		var a Awaited
+		if derr = json.Unmarshal(v, &a); derr != nil {
+			return false
+		}
+		if a.ExpiresAt != nil && !now.Before(*a.ExpiresAt) {
+			return true // expired; the sweep removes it
+		}
+		out = append(out, a)
+		n++
+		return n < limit
+	})
+	return out, derr
 }
 
 // awaitedBefore is the list's order: due time (none last), priority, creation, id.

@@ -175,3 +175,38 @@ func TestNeedsMyDecisionReadsAreBounded(t *testing.T) {
 func itoa3(i int) string {
 	return string([]byte{byte('0' + i/100%10), byte('0' + i/10%10), byte('0' + i%10)})
 }
+
+// TestAwaitingReadsOneRangeSkippingExpiredUpToTheLimit: the scan both listings
+// share (a workspace's own rows, and another workspace's rows that reach a person)
+// leaves out the pages past their expiry time and stops at limit rows kept.
+func TestAwaitingReadsOneRangeSkippingExpiredUpToTheLimit(t *testing.T) {
+	s := openStore(t)
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	var pages []*page.Page
+	for i := range 5 {
+		p := chainPage("pg_"+itoa3(i), "ten_a", "Page", t0.Add(time.Duration(i)*time.Minute), []string{"me@example.com"})
+		if i%2 == 0 { // pg_000, pg_002, pg_004 expire before now
+			p.ExpiresAt = at(t0.Add(time.Hour))
+		}
+		pages = append(pages, p)
+	}
+	stage(t, s, pages...)
+	now := t0.Add(2 * time.Hour)
+	read := func(limit int) string {
+		t.Helper()
+		var got []Awaited
+		if err := s.View(func(tx *persistence.Tx) (err error) {
+			got, err = awaiting(tx, decidePrefix("ten_a", audienceOf("me@example.com")), now, limit, nil)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ids(got)
+	}
+	if got := read(10); got != "pg_001,pg_003" {
+		t.Errorf("limit 10: %q, want the two unexpired pages", got)
+	}
+	if got := read(1); got != "pg_001" {
+		t.Errorf("limit 1: %q, want the first unexpired page only", got)
+	}
+}

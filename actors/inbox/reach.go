@@ -1,7 +1,6 @@
 package inbox
 
 import (
-	"encoding/json"
 	"slices"
 	"sort"
 	"time"
@@ -75,21 +74,9 @@ func NeedsDecisionOf(store *persistence.Store, q Asked, now time.Time, limit int
 			if slices.Contains(q.Members, t) {
 				continue
 			}
-			n := 0
-			var derr error
-			tx.Scan(bucketDecide, decidePrefix(t, audienceOf(q.Email)), false, func(_, v []byte) bool {
-				var a Awaited
-				if derr = json.Unmarshal(v, &a); derr != nil {
-					return false
-				}
-				if a.ExpiresAt == nil || now.Before(*a.ExpiresAt) {
-					others = append(others, a)
-					n++
-				}
-				return n < limit
-			})
-			if derr != nil {
-				return derr
+			var err error
+			if others, err = awaiting(tx, decidePrefix(t, audienceOf(q.Email)), now, limit, others); err != nil {
+				return err
 			}
 		}
 		return nil

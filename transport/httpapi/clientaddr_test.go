@@ -51,3 +51,23 @@ func TestClientAddressReadsForwardedForOnlyFromTrustedProxies(t *testing.T) {
 		}
 	}
 }
+
+func TestClientAddress(t *testing.T) {
+	for remote, want := range map[string]string{
+		"192.0.2.7:5555":                 "192.0.2.7",
+		"[2001:db8:1:2:3:4:5:6]:443":     "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff::1]:443":     "2001:db8:1:2::/64",
+		"not-an-address":                 "not-an-address",
+		"[::ffff:192.0.2.9]:1":           "192.0.2.9",
+		"[2001:db8:1:3:3:4:5:6]:443":     "2001:db8:1:3::/64",
+		"[fe80::1%eth0]:80":              "fe80::/64",
+		"198.51.100.1:80":                "198.51.100.1",
+		"[2001:db8:aaaa:bbbb:1::2]:8080": "2001:db8:aaaa:bbbb::/64",
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = remote
+		if got := (&Server{}).ClientAddress(r); got != want {
+			t.Errorf("%s: %q, want %q", remote, got, want)
+		}
+	}
+}

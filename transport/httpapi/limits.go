@@ -2,14 +2,13 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/ratelimit"
 	"folio/actors/people"
 	"folio/actors/registry"
 	"folio/actors/tenant"
@@ -39,10 +38,10 @@ type TenancyDeps struct {
 // tenancy is the mounted area's state.
 type tenancy struct {
 	TenancyDeps
-	tenants   *Limiter // by tenant id, at the tenant's plan rate
-	addresses *Limiter // unauthenticated requests by client address
-	signups   *Limiter // registrations by client address
-	people    *Limiter // requests of signed-in people, by person
+	tenants   *ratelimit.Limiter // by tenant id, at the tenant's plan rate
+	addresses *ratelimit.Limiter // unauthenticated requests by client address
+	signups   *ratelimit.Limiter // registrations by client address
+	people    *ratelimit.Limiter // requests of signed-in people, by person
 }
 
 // MountTenancy registers the area's routes (routes.go) and turns on its request
@@ -58,10 +57,10 @@ func (s *Server) MountTenancy(d TenancyDeps) {
 		d.PersonPerMinute = 600
 	}
 	s.tenancy = &tenancy{TenancyDeps: d,
-		tenants:   NewLimiter(s.now, d.MaxBuckets),
-		addresses: NewLimiter(s.now, d.MaxBuckets),
-		signups:   NewLimiter(s.now, d.MaxBuckets),
-		people:    NewLimiter(s.now, d.MaxBuckets),
+		tenants:   ratelimit.New(s.now, d.MaxBuckets),
+		addresses: ratelimit.New(s.now, d.MaxBuckets),
+		signups:   ratelimit.New(s.now, d.MaxBuckets),
+		people:    ratelimit.New(s.now, d.MaxBuckets),
 	}
 	s.tenancyRoutes()
 }
@@ -160,19 +159,11 @@ func (s *Server) personOf(r *http.Request) (string, error) {
 	return sess.UserID, nil
 }
 
-// admit writes the rate headers and, when the request is refused, returns the 429.
-func admit(w http.ResponseWriter, policy, scope string, d Decision) error {
+// admit writes the rate headers and, when the request is refused, returns the 429
+// (ratelimit.Refusal).
+func admit(w http.ResponseWriter, policy, scope string, d ratelimit.Decision) error {
 	setRateHeaders(w.Header(), policy, d)
-	if d.Allowed {
-		return nil
-	}
-	retry := ceilSeconds(d.RetryAfter)
-	if d.Window > time.Minute { // an abuse limit over a longer window (sign-in links, claims)
-		return fault.New(fault.RateLimited, fmt.Sprintf("too many attempts: %d per %d minutes allowed; retry in %d s", d.Limit, int(d.Window.Minutes()), retry),
-			map[string]any{"limit": policy, "per_window": d.Limit, "window_seconds": ceilSeconds(d.Window), "scope": scope, "policy": policy, "retry_after": retry})
-	}
-	return fault.New(fault.RateLimited, "too many requests: "+strconv.Itoa(d.Limit)+" per minute allowed; retry in "+strconv.Itoa(retry)+" s",
-		map[string]any{"limit": "requests_per_minute", "requests_per_minute": d.Limit, "scope": scope, "policy": policy, "retry_after": retry})
+	return ratelimit.Refusal(policy, scope, d)
 }
 
 // pageQuota is a reservation of room in a tenant's monthly page quota.

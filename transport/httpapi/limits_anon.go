@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/ratelimit"
 	"folio/actors/page"
 )
 
@@ -22,12 +23,12 @@ const anonWindow = time.Hour
 
 // anonWrites is the realtime area's per-address budgets.
 type anonWrites struct {
-	comments *Limiter // comments by client address
-	uploads  *Limiter // bytes presigned by client address
+	comments *ratelimit.Limiter // comments by client address
+	uploads  *ratelimit.Limiter // bytes presigned by client address
 }
 
 func newAnonWrites(now func() time.Time, maxKeys int) anonWrites {
-	return anonWrites{comments: NewLimiter(now, maxKeys), uploads: NewLimiter(now, maxKeys)}
+	return anonWrites{comments: ratelimit.New(now, maxKeys), uploads: ratelimit.New(now, maxKeys)}
 }
 
 func (a anonWrites) sweep() {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"folio/actors/callback"
+	"folio/actors/model/ratelimit"
 	"folio/actors/people"
 	"folio/transport/oauth"
 )
@@ -39,11 +40,11 @@ type SignInDeps struct {
 type signin struct {
 	*Server
 	d      SignInDeps
-	mails  chan mailJob // sign-in and claim mails, sent in the background (signin_mail.go)
-	links  *Limiter     // by e-mail and by client address
-	claims *Limiter     // by person and by client address
+	mails  chan mailJob       // sign-in and claim mails, sent in the background (signin_mail.go)
+	links  *ratelimit.Limiter // by e-mail and by client address
+	claims *ratelimit.Limiter // by person and by client address
 	// regMails: claim mails at registration, by recipient and by client address.
-	regMails *Limiter
+	regMails *ratelimit.Limiter
 	budget   *claimBudget // failed claims across every address
 	welcome  welcomeKeys  // a first sign-in's new API key, until it is shown
 }
@@ -79,7 +80,7 @@ func (s *Server) MountSignIn(d SignInDeps) (run func(stop <-chan struct{})) {
 		d.RegisterMailWindow = 24 * time.Hour
 	}
 	si := &signin{Server: s, d: d, mails: make(chan mailJob, 1024),
-		links: NewLimiter(s.now, 0), claims: NewLimiter(s.now, 0), regMails: NewLimiter(s.now, 0),
+		links: ratelimit.New(s.now, 0), claims: ratelimit.New(s.now, 0), regMails: ratelimit.New(s.now, 0),
 		budget:  newClaimBudget(s.reg, s.now, d.ClaimFailureBudget, d.Window),
 		welcome: welcomeKeys{m: map[string]welcome{}}}
 	s.signin = si

@@ -23,24 +23,22 @@ const maxFormBody = 1 << 20
 // the page itself. A danger action is confirmed on a page of its own first. Success
 // is 303 back to the page, which now shows the decision; a refusal shows the page
 // again with the reason and, for form fields, each field's message.
-func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	c, ok := s.pageForm(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	id := ps.ByName("id")
 	o, err := s.open(r, id)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	if o == nil {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	if o.Gone || o.Gate {
-		s.show(w, r, o, http.StatusOK, nil)
-		return
+		return s.show(w, r, o, http.StatusOK, nil)
 	}
 	form := r.PostForm
 	action := form.Get("action")
@@ -48,8 +46,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 		action = page.SubmitAction
 	}
 	if a, ok := actionOf(o.Page, action); ok && (a.Style == "danger" || a.Confirm) && form.Get("confirm") != "yes" {
-		s.confirm(w, r, o.Page, a, form)
-		return
+		return s.confirm(w, r, o.Page, a, form)
 	}
 	req := &page.ActionRequest{FormValues: map[string][]string{}}
 	req.Actor = &struct {
@@ -62,8 +59,7 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 	if v := form.Get("page_version"); v != "" { // the version the page was drawn at
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			s.show(w, r, o, http.StatusBadRequest, problemOf(fault.Field("page_version", "type", "page_version must be a whole number: reload the page and decide again")))
-			return
+			return s.show(w, r, o, http.StatusBadRequest, problemOf(fault.Field("page_version", "type", "page_version must be a whole number: reload the page and decide again")))
 		}
 		req.PageVersion = &n
 	}
@@ -76,18 +72,17 @@ func (s *Site) act(w http.ResponseWriter, r *http.Request, ps httprouter.Params)
 	if _, err := registry.Call[*page.Result](r.Context(), s.c.Pages, id, &page.Act{Viewer: c.Viewer(), ActionID: action, Req: req}); err != nil {
 		var fe *fault.Error
 		if !errors.As(err, &fe) {
-			s.failed(w, r, err)
-			return
+			return err
 		}
 		o, oerr := s.open(r, id) // the page as it is now (another person may have decided)
 		if oerr != nil || o == nil {
 			s.notFound(w, r)
-			return
+			return nil
 		}
-		s.show(w, r, o, status.Code(fe), problemOf(fe))
-		return
+		return s.show(w, r, o, status.Code(fe), problemOf(fe))
 	}
 	http.Redirect(w, r, "/p/"+url.PathEscape(id)+"#state", http.StatusSeeOther)
+	return nil
 }
 
 func actionOf(p *page.Page, id string) (page.Action, bool) {
@@ -112,7 +107,7 @@ type confirmView struct {
 
 type formValue struct{ Name, Value string }
 
-func (s *Site) confirm(w http.ResponseWriter, r *http.Request, p *page.Page, a page.Action, form url.Values) {
+func (s *Site) confirm(w http.ResponseWriter, r *http.Request, p *page.Page, a page.Action, form url.Values) error {
 	me, _ := s.me(w, r)
 	sh := s.shell("Confirm: " + a.Label)
 	sh.Me = me
@@ -129,10 +124,10 @@ func (s *Site) confirm(w http.ResponseWriter, r *http.Request, p *page.Page, a p
 	buf := getBuf()
 	defer putBuf(buf)
 	if err := s.execute(buf, "confirm", v); err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	s.writeHTML(w, r, http.StatusOK, buf.Bytes())
+	return nil
 }
 
 // problemOf turns a refusal into what the page shows: its message and, for form

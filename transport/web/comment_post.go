@@ -21,10 +21,10 @@ import (
 // (the diff's side select always sends a value). Success is 303 back to the page
 // with the block's thread open at the new comment; a refusal shows the page again
 // with the message at the field in that thread and what the person typed.
-func (s *Site) comment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) comment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	c, ok := s.pageForm(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	id, f := ps.ByName("id"), r.PostForm
 	typed := &threadProblem{Content: f.Get("content"), Name: strings.TrimSpace(f.Get("author_name")), Start: strings.TrimSpace(f.Get("line_start")),
@@ -61,27 +61,26 @@ func (s *Site) comment(w http.ResponseWriter, r *http.Request, ps httprouter.Par
 	if ferr != nil {
 		var fe *fault.Error
 		if !errors.As(ferr, &fe) {
-			s.failed(w, r, ferr)
-			return
+			return ferr
 		}
 		o, err := s.open(r, id)
 		if err != nil || o == nil {
 			s.notFound(w, r)
-			return
+			return nil
 		}
 		if block == "" || o.Gone || o.Gate {
 			s.notice(w, r, status.Code(fe), "Your comment was not posted", fe.Message)
-			return
+			return nil
 		}
 		typed.Field, typed.Message = fieldOf(fe), fe.Message
-		s.showWith(w, r, o, status.Code(fe), nil, threadAsk{Open: block, Problem: typed})
-		return
+		return s.showWith(w, r, o, status.Code(fe), nil, threadAsk{Open: block, Problem: typed})
 	}
 	to := "/p/" + url.PathEscape(id) + "#c-" + res.Comment.ID
 	if block != "" {
 		to = "/p/" + url.PathEscape(id) + "?comment_on=" + url.QueryEscape(block) + "#tc-" + res.Comment.ID
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
 }
 
 // lineField reads a line number typed into the form.

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/julienschmidt/httprouter"
+
 	"folio/actors/callback"
 	"folio/actors/inbox"
 	"folio/actors/registry"
@@ -173,11 +175,11 @@ func (s *Site) dashShell(d *desk, section, title string) dashShell {
 
 // events is GET /events: the workspace's event stream for the dashboard (the agent
 // stream's frames, with the session cookie), ended when the person signs out.
-func (s *Site) events(w http.ResponseWriter, r *http.Request) {
+func (s *Site) events(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	me, c := s.me(w, r)
 	if me == nil {
 		http.Error(w, "Sign in first.", http.StatusUnauthorized)
-		return
+		return nil
 	}
 	id := r.URL.Query().Get("w")
 	if id == "" && len(c.Tenants) > 0 {
@@ -185,9 +187,7 @@ func (s *Site) events(w http.ResponseWriter, r *http.Request) {
 	}
 	if !member(c.Tenants, id) {
 		http.Error(w, "No such workspace.", http.StatusNotFound)
-		return
+		return nil
 	}
-	if err := s.c.API.MemberEvents(w, r, id, c.Session.ID); err != nil {
-		s.failed(w, r, err)
-	}
+	return s.c.API.MemberEvents(w, r, id, c.Session.ID)
 }

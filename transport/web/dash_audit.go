@@ -19,8 +19,8 @@ import (
 
 // mountAudit registers the dashboard's audit screen and its download.
 func (s *Site) mountAudit(r Router) {
-	r.Handle("GET", "/audit", s.auditScreen)
-	r.Handle("GET", "/audit/export", s.auditExport)
+	r.Handle("GET", "/audit", s.serve(s.auditScreen))
+	r.Handle("GET", "/audit/export", s.serve(s.auditExport))
 }
 
 // auditView is the audit screen.
@@ -60,32 +60,32 @@ func (s *Site) ownerDesk(w http.ResponseWriter, r *http.Request) (*desk, bool) {
 }
 
 // auditScreen is GET /audit.
-func (s *Site) auditScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) auditScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.ownerDesk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	v := auditView{dashShell: s.dashShell(d, "audit", "Audit log"), ExportHref: d.link("/audit/export", nil),
 		ExportName: exportName(d.ws.ID, s.c.Now())}
 	if l := s.c.Audit; l != nil {
 		cp, err := l.Latest(d.ws.ID)
 		if err != nil {
-			s.failed(w, r, err)
-			return
+			return err
 		}
 		v.Signs, v.Size, v.Root, v.SignedAt, v.Note, v.Key = true, cp.Size, base64.StdEncoding.EncodeToString(cp.Root[:]),
 			cp.SignedAt, string(cp.Note), l.VerifierKey()
 	}
 	s.render(w, r, http.StatusOK, "dash-audit", v)
+	return nil
 }
 
 // auditExport is GET /audit/export: the workspace's whole audit log as JSON
 // Lines (auditlog.ExportLine, what GET /v1/audit/export pages through), read a
 // bounded page per read transaction and written as it is read.
-func (s *Site) auditExport(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) auditExport(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.ownerDesk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+exportName(d.ws.ID, s.c.Now())+`"`)
@@ -94,12 +94,12 @@ func (s *Site) auditExport(w http.ResponseWriter, r *http.Request, _ httprouter.
 		page, err := auditlog.ReadPage(s.c.Store, d.ws.ID, after, exportPage)
 		if err != nil {
 			if after == 0 {
-				s.failed(w, r, err)
+				return err
 			}
-			return // a later page: the download ends short, and verify says so
+			return nil // a later page: the download ends short, and verify says so
 		}
 		if _, err := page.WriteTo(w); err != nil || len(page) < exportPage || r.Context().Err() != nil {
-			return
+			return nil
 		}
 		after = page.Last(after)
 	}

@@ -26,9 +26,9 @@ import (
 
 // mountDeliveries registers the dashboard's deliveries screens.
 func (s *Site) mountDeliveries(r Router) {
-	r.Handle("GET", "/deliveries", s.deliveriesScreen)
-	r.Handle("GET", "/deliveries/:id", s.deliveryScreen)
-	r.Handle("POST", "/deliveries/:id/retry", s.retryDelivery)
+	r.Handle("GET", "/deliveries", s.serve(s.deliveriesScreen))
+	r.Handle("GET", "/deliveries/:id", s.serve(s.deliveryScreen))
+	r.Handle("POST", "/deliveries/:id/retry", s.serve(s.retryDelivery))
 }
 
 // deliveriesPageSize is how many deliveries one screen of the log lists.
@@ -116,10 +116,10 @@ type deliveryRow struct {
 }
 
 // deliveriesScreen is GET /deliveries (?state=, ?page=, ?offset=).
-func (s *Site) deliveriesScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) deliveriesScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	f := deliveryFilterOf(r.URL.Query())
 	var rows []*callback.Delivery
@@ -131,8 +131,7 @@ func (s *Site) deliveriesScreen(w http.ResponseWriter, r *http.Request, _ httpro
 		rows, total, err = callback.ListTenant(s.c.Store, d.ws.ID, f.State, deliveriesPageSize, f.Offset)
 	}
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	v := deliveriesView{dashShell: s.dashShell(d, "deliveries", "Deliveries"), State: f.State, PageID: f.PageID, Total: total,
 		Filtered: f.State != "" || f.PageID != ""}
@@ -167,6 +166,7 @@ func (s *Site) deliveriesScreen(w http.ResponseWriter, r *http.Request, _ httpro
 		v.Older = d.link("/deliveries", f.query(f.Offset+deliveriesPageSize))
 	}
 	s.render(w, r, http.StatusOK, "deliveries", v)
+	return nil
 }
 
 // pageTitles reads the titles of the tenant's pages from their inbox entries,
@@ -230,23 +230,23 @@ var deliveryNotices = map[string]string{
 }
 
 // deliveryScreen is GET /deliveries/:id (?attempt=N shows that attempt's headers).
-func (s *Site) deliveryScreen(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) deliveryScreen(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	dl, err := s.delivery(d, ps.ByName("id"))
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	if dl == nil {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	v := s.deliveryOf(d, dl, r.URL.Query().Get("attempt"))
 	v.Notice = deliveryNotices[r.URL.Query().Get("done")]
 	s.render(w, r, http.StatusOK, "delivery", v)
+	return nil
 }
 
 // delivery reads one of the workspace's deliveries: nil when it does not exist or
@@ -391,43 +391,42 @@ const retryWait = 3 * time.Second
 // (callback.Dispatcher.Retry, the same rule as POST /v1/deliveries/:id/retry).
 // Success is 303 back to the delivery; 409 (an attempt in flight, or one waiting for
 // an earlier delivery) shows the delivery with the reason.
-func (s *Site) retryDelivery(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) retryDelivery(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	d, ok := s.desk(w, r)
 	if !ok || !s.csrfOK(w, r, d.cred) {
-		return
+		return nil
 	}
 	before, err := s.delivery(d, ps.ByName("id"))
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	if before == nil {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	_, err = s.c.Deliveries.Retry(d.ws.ID, before.ID)
 	var fe *fault.Error
 	switch {
 	case errors.As(err, &fe) && fe.Code == fault.NotFound:
 		s.notFound(w, r)
-		return
+		return nil
 	case errors.As(err, &fe):
 		v := s.deliveryOf(d, before, "")
 		v.Problem = fe.Message
 		s.render(w, r, status.Code(fe), "delivery", v)
-		return
+		return nil
 	case err != nil:
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	done := "queued"
 	if s.attempted(r, before) {
 		done = "retried"
 	}
 	http.Redirect(w, r, d.link("/deliveries/"+url.PathEscape(before.ID), url.Values{"done": {done}}), http.StatusSeeOther)
+	return nil
 }
 
 // attempted waits (at most retryWait) until a new attempt of d is recorded.

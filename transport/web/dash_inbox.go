@@ -103,16 +103,15 @@ func (d *desk) inboxQuery(f inbox.Filter, offset int) url.Values {
 }
 
 // inboxScreen is GET / (the dashboard opens on the inbox).
-func (s *Site) inboxScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) inboxScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	f := inboxFilter(r.URL.Query())
 	list, err := s.inboxList(d, f)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	v := inboxView{dashShell: s.dashShell(d, "inbox", "Inbox"), Status: f.Status, Priority: f.Priority, PageType: f.PageType, List: list}
 	for _, st := range inboxStatuses {
@@ -126,20 +125,21 @@ func (s *Site) inboxScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 		v.PriorityLinks = append(v.PriorityLinks, filterLink{Label: p.label, Href: d.link("/", d.inboxQuery(g, 0)), Current: p.value == f.Priority})
 	}
 	s.render(w, r, http.StatusOK, "inbox", v)
+	return nil
 }
 
 // inboxListPart is GET /inbox/list: the list alone, for the page script.
-func (s *Site) inboxListPart(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) inboxListPart(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	list, err := s.inboxList(d, inboxFilter(r.URL.Query()))
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	s.render(w, r, http.StatusOK, "inbox-list", list)
+	return nil
 }
 
 // inboxList reads one screen of the inbox: one counter read and at most
@@ -195,18 +195,18 @@ var inboxOps = map[string]func(id string) any{
 // change as the API's inbox routes, through the workspace's InboxActor. Without
 // JavaScript it returns to the view it came from; the page script sends it in
 // place and redraws the list.
-func (s *Site) inboxChange(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) inboxChange(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	d, ok := s.desk(w, r)
 	if !ok || !s.csrfOK(w, r, d.cred) {
-		return
+		return nil
 	}
 	op, ok := inboxOps[ps.ByName("op")]
 	if !ok {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	id := ps.ByName("entry")
 	err := inbox.Change(r.Context(), s.c.Inboxes, d.ws.ID, id, op(id))
@@ -217,6 +217,7 @@ func (s *Site) inboxChange(w http.ResponseWriter, r *http.Request, ps httprouter
 	case errors.As(err, &fe):
 		s.notice(w, r, status.Code(fe), "That did not work", fe.Message)
 	default:
-		s.failed(w, r, err)
+		return err
 	}
+	return nil
 }

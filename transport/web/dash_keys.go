@@ -20,9 +20,9 @@ import (
 
 // mountKeys registers the dashboard's keys screen.
 func (s *Site) mountKeys(r Router) {
-	r.Handle("GET", "/keys", s.keysScreen)
-	r.Handle("POST", "/keys", s.createKey)
-	r.Handle("POST", "/keys/:id/revoke", s.revokeKey)
+	r.Handle("GET", "/keys", s.serve(s.keysScreen))
+	r.Handle("POST", "/keys", s.serve(s.createKey))
+	r.Handle("POST", "/keys/:id/revoke", s.serve(s.revokeKey))
 }
 
 // keysView is the keys screen.
@@ -61,18 +61,18 @@ var keyNotices = map[string]string{
 }
 
 // keysScreen is GET /keys.
-func (s *Site) keysScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) keysScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	v, err := s.keysOf(r, d)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	v.Notice = keyNotices[r.URL.Query().Get("done")]
 	s.render(w, r, http.StatusOK, "keys", v)
+	return nil
 }
 
 // keysOf reads the workspace's keys into a fresh keys screen.
@@ -119,13 +119,13 @@ var keyFieldMessages = map[string]string{
 // message as POST /v1/account/api-keys. The answer is the keys screen itself, with
 // the new key in full, not a redirect: a redirect would have to carry the key to a
 // second request. It is never cached (no-store).
-func (s *Site) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	d, ok := s.desk(w, r)
 	if !ok || !s.csrfOK(w, r, d.cred) {
-		return
+		return nil
 	}
 	form := keyForm{Name: r.PostFormValue("name"), Mode: r.PostFormValue("mode")}
 	name, test, err := tenant.CheckNewKey(form.Name, form.Mode)
@@ -135,13 +135,11 @@ func (s *Site) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	var fe *fault.Error
 	if err != nil && !errors.As(err, &fe) {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	v, lerr := s.keysOf(r, d)
 	if lerr != nil {
-		s.failed(w, r, lerr)
-		return
+		return lerr
 	}
 	if fe != nil {
 		field, _ := fe.Details["field"].(string)
@@ -156,21 +154,20 @@ func (s *Site) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 			form.ModeError = msg
 		default:
 			s.notice(w, r, status.Code(fe), "The key was not made", fe.Message)
-			return
+			return nil
 		}
 		if form.Mode != "test" {
 			form.Mode = "live"
 		}
 		v.Form = form
 		s.render(w, r, status.Code(fe), "keys", v)
-		return
+		return nil
 	}
 	v.New = &newKeyView{Name: created.Key.Name, Mode: keyMode(created.Key.Test), Secret: created.Secret}
 	buf := getBuf()
 	defer putBuf(buf)
 	if err := s.execute(buf, "keys", v); err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	// The page holds a secret: never stored by any cache, and sent as it is (no
 	// ETag, no compression of a secret next to text the sender chose).
@@ -178,6 +175,7 @@ func (s *Site) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(buf.Bytes())
+	return nil
 }
 
 func constraintOf(fe *fault.Error) string {
@@ -197,30 +195,29 @@ type revokeView struct {
 // asks first (the page script asks in a dialog instead and posts confirm=yes); with
 // it, the key is deleted (TenantActor DeleteKey: the next request made with it is
 // refused) and the screen comes back with a notice.
-func (s *Site) revokeKey(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) revokeKey(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	d, ok := s.desk(w, r)
 	if !ok || !s.csrfOK(w, r, d.cred) {
-		return
+		return nil
 	}
 	id := ps.ByName("id")
 	if r.PostFormValue("confirm") != "yes" {
 		v, err := s.keysOf(r, d)
 		if err != nil {
-			s.failed(w, r, err)
-			return
+			return err
 		}
 		for _, k := range v.Keys {
 			if k.ID == id {
 				s.render(w, r, http.StatusOK, "key-revoke", revokeView{dashShell: s.dashShell(d, "keys", "Revoke “"+k.Name+"”?"),
 					Key: k, CSRF: d.me.CSRF, Back: d.link("/keys", nil)})
-				return
+				return nil
 			}
 		}
 		s.notice(w, r, http.StatusNotFound, "No such key", "This workspace has no such key: it may have been revoked already.")
-		return
+		return nil
 	}
 	_, err := registry.Call[*tenant.KeyDeleted](r.Context(), s.c.Tenants, d.ws.ID, &tenant.DeleteKey{KeyID: id})
 	var fe *fault.Error
@@ -232,6 +229,7 @@ func (s *Site) revokeKey(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	case errors.As(err, &fe):
 		s.notice(w, r, status.Code(fe), "The key was not revoked", fe.Message)
 	default:
-		s.failed(w, r, err)
+		return err
 	}
+	return nil
 }

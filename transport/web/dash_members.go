@@ -16,7 +16,7 @@ import (
 
 // mountMembers registers the dashboard's members screen.
 func (s *Site) mountMembers(r Router) {
-	r.Handle("GET", "/members", s.membersScreen)
+	r.Handle("GET", "/members", s.serve(s.membersScreen))
 }
 
 // membersView is the members screen.
@@ -32,15 +32,14 @@ type memberRow struct {
 }
 
 // membersScreen is GET /members: the workspace's members, earliest first.
-func (s *Site) membersScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) membersScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	list, err := registry.Call[[]tenant.Member](r.Context(), s.c.Tenants, d.ws.ID, &tenant.ListMembers{})
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	v := membersView{dashShell: s.dashShell(d, "members", "Members")}
 	for _, m := range list {
@@ -52,4 +51,5 @@ func (s *Site) membersScreen(w http.ResponseWriter, r *http.Request, _ httproute
 			You: d.cred.Session != nil && m.UserID == d.cred.Session.UserID})
 	}
 	s.render(w, r, http.StatusOK, "dash-members", v)
+	return nil
 }

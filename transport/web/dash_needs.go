@@ -22,8 +22,8 @@ import (
 const needsLimit = 50
 
 func (s *Site) mountNeeds(r Router) {
-	r.Handle("GET", "/decide", s.needsScreen)
-	r.Handle("GET", "/decide/list", s.needsListPart)
+	r.Handle("GET", "/decide", s.serve(s.needsScreen))
+	r.Handle("GET", "/decide/list", s.serve(s.needsListPart))
 }
 
 type needsView struct {
@@ -48,17 +48,17 @@ type needsRow struct {
 }
 
 // needsScreen is GET /decide.
-func (s *Site) needsScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) needsScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.reviewerDesk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	l, err := s.needsList(r, d)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	s.render(w, r, http.StatusOK, "needs", needsView{dashShell: s.dashShell(d, "decide", "Needs my decision"), List: l})
+	return nil
 }
 
 // reviewerDesk is desk for the screens a person sees whether or not they belong
@@ -71,17 +71,17 @@ func (s *Site) reviewerDesk(w http.ResponseWriter, r *http.Request) (*desk, bool
 }
 
 // needsListPart is GET /decide/list: the list alone, for the page script.
-func (s *Site) needsListPart(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) needsListPart(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.reviewerDesk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	l, err := s.needsList(r, d)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	s.render(w, r, http.StatusOK, "needs-list", l)
+	return nil
 }
 
 // needsList reads the person's list across every workspace they belong to, and

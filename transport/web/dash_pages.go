@@ -27,15 +27,15 @@ import (
 
 // mountPages registers the dashboard's pages screen.
 func (s *Site) mountPages(r Router) {
-	r.Handle("GET", "/pages", s.pagesScreen)
-	r.Handle("GET", "/pages-list", s.pagesListPart)
-	r.Handle("GET", "/pages/:id", s.pageScreen)
-	r.Handle("POST", "/pages/:id/revoke", func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		s.pageChange(w, r, ps.ByName("id"), pageOps["revoke"])
-	})
-	r.Handle("POST", "/pages/:id/renew", func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-		s.pageChange(w, r, ps.ByName("id"), pageOps["renew"])
-	})
+	r.Handle("GET", "/pages", s.serve(s.pagesScreen))
+	r.Handle("GET", "/pages-list", s.serve(s.pagesListPart))
+	r.Handle("GET", "/pages/:id", s.serve(s.pageScreen))
+	r.Handle("POST", "/pages/:id/revoke", s.serve(func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+		return s.pageChange(w, r, ps.ByName("id"), pageOps["revoke"])
+	}))
+	r.Handle("POST", "/pages/:id/renew", s.serve(func(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+		return s.pageChange(w, r, ps.ByName("id"), pageOps["renew"])
+	}))
 }
 
 // pagesPageSize is how many pages one screen of the list shows.
@@ -126,16 +126,15 @@ func pagesQuery(f page.Filter, offset int) url.Values {
 }
 
 // pagesScreen is GET /pages.
-func (s *Site) pagesScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) pagesScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	f := pagesFilter(r.URL.Query())
 	list, err := s.pagesList(d, f)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	v := pagesView{dashShell: s.dashShell(d, "pages", "Pages"), Status: f.Status, PageType: f.PageType, Triage: f.Triage, List: list}
 	for _, st := range pageStatuses {
@@ -149,20 +148,21 @@ func (s *Site) pagesScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 		v.TriageLinks = append(v.TriageLinks, filterLink{Label: tr.label, Href: d.link("/pages", pagesQuery(g, 0)), Current: tr.value == f.Triage})
 	}
 	s.render(w, r, http.StatusOK, "dash-pages", v)
+	return nil
 }
 
 // pagesListPart is GET /pages-list: the list alone, for the page script.
-func (s *Site) pagesListPart(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) pagesListPart(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	list, err := s.pagesList(d, pagesFilter(r.URL.Query()))
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	s.render(w, r, http.StatusOK, "dash-pages-list", list)
+	return nil
 }
 
 // pagesList reads one screen of the list (page.List), with each page's failed
@@ -255,20 +255,20 @@ type dayViews struct {
 func (d *desk) caller() page.Caller { return page.Caller{TenantID: d.ws.ID, Agent: d.actor()} }
 
 // pageScreen is GET /pages/:id.
-func (s *Site) pageScreen(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) pageScreen(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
-	s.showPage(w, r, d, ps.ByName("id"), http.StatusOK, "")
+	return s.showPage(w, r, d, ps.ByName("id"), http.StatusOK, "")
 }
 
 // showPage renders the page screen with status; problem (may be "") is a refused
 // change. Another workspace's page is 404, as on the API.
-func (s *Site) showPage(w http.ResponseWriter, r *http.Request, d *desk, id string, status int, problem string) {
+func (s *Site) showPage(w http.ResponseWriter, r *http.Request, d *desk, id string, status int, problem string) error {
 	if id == "" || len(id) > 64 {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	// Analytics answers the page too, after the same tenant check as page.Get.
 	res, err := registry.Call[*page.AnalyticsResult](r.Context(), s.c.Pages, id, &page.Analytics{Caller: d.caller()})
@@ -276,10 +276,9 @@ func (s *Site) showPage(w http.ResponseWriter, r *http.Request, d *desk, id stri
 	switch {
 	case errors.As(err, &fe) && fe.Code == fault.NotFound:
 		s.notFound(w, r)
-		return
+		return nil
 	case err != nil:
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	p, now := res.Page, s.c.Now()
 	st := page.EffectiveStatus(p, now)
@@ -318,6 +317,7 @@ func (s *Site) showPage(w http.ResponseWriter, r *http.Request, d *desk, id stri
 		v.Done = done
 	}
 	s.render(w, r, status, "dash-page", v)
+	return nil
 }
 
 // maxDecisionsShown bounds the recorded actions the page screen lists (the newest).
@@ -465,17 +465,17 @@ type pageConfirmView struct {
 // the confirmation; with it the change goes to the page actor as the API's does
 // (the member in the audit log), then 303 back to the page. A refusal (the page
 // changed meanwhile: 409) shows the page as it stands with the reason.
-func (s *Site) pageChange(w http.ResponseWriter, r *http.Request, id string, op pageOp) {
+func (s *Site) pageChange(w http.ResponseWriter, r *http.Request, id string, op pageOp) error {
 	if !s.readForm(w, r) {
-		return
+		return nil
 	}
 	d, ok := s.desk(w, r)
 	if !ok || !s.csrfOK(w, r, d.cred) {
-		return
+		return nil
 	}
 	if id == "" || len(id) > 64 {
 		s.notFound(w, r)
-		return
+		return nil
 	}
 	base := "/pages/" + url.PathEscape(id)
 	if r.PostForm.Get("confirm") != "yes" {
@@ -484,20 +484,18 @@ func (s *Site) pageChange(w http.ResponseWriter, r *http.Request, id string, op 
 		switch {
 		case errors.As(err, &fe) && fe.Code == fault.NotFound:
 			s.notFound(w, r)
-			return
+			return nil
 		case err != nil:
-			s.failed(w, r, err)
-			return
+			return err
 		}
 		if st := page.EffectiveStatus(res.Page, s.c.Now()); !op.allowed[st] {
-			s.showPage(w, r, d, id, http.StatusConflict, refusal(op, fault.State(op.name, st)))
-			return
+			return s.showPage(w, r, d, id, http.StatusConflict, refusal(op, fault.State(op.name, st)))
 		}
 		v := pageConfirmView{dashShell: s.dashShell(d, "pages", op.verb+": "+res.Page.Title), Heading: res.Page.Title, Verb: op.verb, Yes: "Yes, " + op.name,
 			What: op.what, Action: d.link(base+"/"+op.name, nil), Back: d.link(base, nil), CSRF: d.me.CSRF,
 			Reason: r.PostForm.Get("reason"), Revoke: op.name == "revoke"}
 		s.render(w, r, http.StatusOK, "dash-page-confirm", v)
-		return
+		return nil
 	}
 	_, err := registry.Call[*page.Result](r.Context(), s.c.Pages, id, op.msg(d, r.PostForm))
 	var fe *fault.Error
@@ -507,10 +505,11 @@ func (s *Site) pageChange(w http.ResponseWriter, r *http.Request, id string, op 
 	case errors.As(err, &fe) && fe.Code == fault.NotFound:
 		s.notFound(w, r)
 	case errors.As(err, &fe):
-		s.showPage(w, r, d, id, status.Code(fe), refusal(op, fe))
+		return s.showPage(w, r, d, id, status.Code(fe), refusal(op, fe))
 	default:
-		s.failed(w, r, err)
+		return err
 	}
+	return nil
 }
 
 // refusal is what the page screen says of a change the page refused.

@@ -53,7 +53,7 @@ const streamSettle = 50 * time.Millisecond
 const streamWriteTimeout = 10 * time.Second
 
 func (s *Site) mountPersonStream(r Router) {
-	r.Handle("GET", "/decide/stream", s.personStream)
+	r.Handle("GET", "/decide/stream", s.serve(s.personStream))
 }
 
 // personCounts is the counts event.
@@ -165,25 +165,23 @@ func (st *personState) news(prev *personState) []needsNews {
 }
 
 // personStream is GET /decide/stream.
-func (s *Site) personStream(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) personStream(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	me, c := s.me(w, r)
 	if me == nil {
 		http.Error(w, "Sign in first.", http.StatusUnauthorized)
-		return
+		return nil
 	}
 	ended := make(chan struct{})
 	var once sync.Once
 	release, err := s.c.API.HoldPersonStream(w, r, c.Session.ID, func() { once.Do(func() { close(ended) }) })
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	defer release()
 	ctx := r.Context()
 	st, err := s.personRead(ctx, c)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	rc := http.NewResponseController(w)
 	h := w.Header()
@@ -199,7 +197,7 @@ func (s *Site) personStream(w http.ResponseWriter, r *http.Request, _ httprouter
 		return rc.Flush() == nil
 	}
 	if !send(eventFrame("counts", st.counts)) {
-		return
+		return nil
 	}
 	bell := s.c.Bell
 	if bell == nil {
@@ -222,16 +220,16 @@ func (s *Site) personStream(w http.ResponseWriter, r *http.Request, _ httprouter
 		quiet := false
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-ended:
-			return
+			return nil
 		case <-rang:
 			settle := time.NewTimer(streamSettle)
 			select {
 			case <-settle.C:
 			case <-ctx.Done():
 				settle.Stop()
-				return
+				return nil
 			}
 		case <-timer.C:
 			quiet = true
@@ -239,7 +237,7 @@ func (s *Site) personStream(w http.ResponseWriter, r *http.Request, _ httprouter
 		next, err := s.personRead(ctx, c)
 		if err != nil {
 			if ctx.Err() != nil {
-				return
+				return nil
 			}
 			continue // the next ring or tick reads again
 		}
@@ -256,7 +254,7 @@ func (s *Site) personStream(w http.ResponseWriter, r *http.Request, _ httprouter
 		}
 		st = next
 		if len(out) > 0 && !send(out) {
-			return
+			return nil
 		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 
 // mountUsage registers the dashboard's usage screen.
 func (s *Site) mountUsage(r Router) {
-	r.Handle("GET", "/usage", s.usageScreen)
+	r.Handle("GET", "/usage", s.serve(s.usageScreen))
 }
 
 var usagePeriods = []struct{ value, label string }{{"7d", "Last 7 days"}, {"30d", "Last 30 days"}, {"all", "All time"}}
@@ -55,10 +55,10 @@ type usageView struct {
 }
 
 // usageScreen is GET /usage?period=7d|30d|all (30d by default; anything else too).
-func (s *Site) usageScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {
+func (s *Site) usageScreen(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	d, ok := s.desk(w, r)
 	if !ok {
-		return
+		return nil
 	}
 	period := r.URL.Query().Get("period")
 	if _, ok := inbox.Periods[period]; !ok {
@@ -66,19 +66,16 @@ func (s *Site) usageScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 	}
 	t, err := registry.Call[*tenant.View](r.Context(), s.c.Tenants, d.ws.ID, &tenant.Get{})
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	now := s.c.Now()
 	m, err := inbox.Dashboard(s.c.Store, d.ws.ID, period, now)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	q, err := inbox.Quality(s.c.Store, d.ws.ID)
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	plan := s.c.Plans.PlanOf(t.Tenant)
 	v := usageView{dashShell: s.dashShell(d, "usage", "Usage"), Month: now.UTC().Format("January 2006"),
@@ -108,6 +105,7 @@ func (s *Site) usageScreen(w http.ResponseWriter, r *http.Request, _ httprouter.
 		v.PeriodLinks = append(v.PeriodLinks, filterLink{Label: p.label, Href: d.link("/usage", url.Values{"period": {p.value}}), Current: p.value == period})
 	}
 	s.render(w, r, http.StatusOK, "dash-usage", v)
+	return nil
 }
 
 // number shows a figure with at most one decimal ("72.5", "100").

@@ -34,46 +34,34 @@ var parts = map[string]func(v *reviewView) any{
 }
 
 // part is GET /p/:id/parts/:part: one part of the review page as HTML.
-func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) part(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	model, ok := parts[ps.ByName("part")]
 	if !ok {
 		s.notFound(w, r)
-		return
+		return nil
 	}
-	o, err := s.open(r, ps.ByName("id"))
-	if err != nil {
-		s.failed(w, r, err)
-		return
+	o, me, err := s.openFragment(w, r, ps)
+	if o == nil {
+		return err
 	}
-	if o == nil || o.Gone || o.Gate {
-		s.fragmentGone(w, r, o)
-		return
-	}
-	me, _ := s.me(w, r)
 	name := ps.ByName("part")
 	v := s.reviewOf(o, s.c.Now(), me, name == "blocks", commentsBefore(r), askOf(r))
 	buf := getBuf()
 	defer putBuf(buf)
 	if err := s.execute(buf, "part-"+name, model(&v)); err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	s.writeHTML(w, r, http.StatusOK, buf.Bytes())
+	return nil
 }
 
 // block is GET /p/:id/blocks/:blockId: one top-level block as the page draws it.
-func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	o, err := s.open(r, ps.ByName("id"))
-	if err != nil {
-		s.failed(w, r, err)
-		return
-	}
-	if o == nil || o.Gone || o.Gate {
-		s.fragmentGone(w, r, o)
-		return
+func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+	o, me, err := s.openFragment(w, r, ps)
+	if o == nil {
+		return err
 	}
 	now := s.c.Now()
-	me, _ := s.me(w, r)
 	d := decideOf(o.Page, page.EffectiveStatus(o.Page, now))
 	turnOf(&d, o.Page, me)
 	opt := s.renderOptions(o.Page, d, now) // as the page draws it, its thread included
@@ -85,10 +73,28 @@ func (s *Site) block(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 			defer putBuf(buf)
 			render.Block(buf, b, opt)
 			s.writeHTML(w, r, http.StatusOK, buf.Bytes())
-			return
+			return nil
 		}
 	}
 	s.notFound(w, r)
+	return nil
+}
+
+// openFragment opens the page a fragment of the review page is drawn from (a
+// part, one block, one block's thread) and reads the viewer. A page that is gone,
+// gated or not there for the viewer is answered here (fragmentGone) and comes back
+// nil, as does a page that did not answer, with its error for serve to draw.
+func (s *Site) openFragment(w http.ResponseWriter, r *http.Request, ps httprouter.Params) (*page.Opened, *meView, error) {
+	o, err := s.open(r, ps.ByName("id"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if o == nil || o.Gone || o.Gate {
+		s.fragmentGone(w, r, o)
+		return nil, nil, nil
+	}
+	me, _ := s.me(w, r)
+	return o, me, nil
 }
 
 // fragmentGone answers a part of a page the viewer can no longer see: the page

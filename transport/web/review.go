@@ -23,28 +23,27 @@ import (
 const formID = "decide"
 
 // review is GET /p/:id.
-func (s *Site) review(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+func (s *Site) review(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	o, err := s.open(r, ps.ByName("id"))
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	if o == nil {
 		s.notFound(w, r)
-		return
+		return nil
 	}
-	s.show(w, r, o, http.StatusOK, nil)
+	return s.show(w, r, o, http.StatusOK, nil)
 }
 
 // show renders the review page for o with status; problem (may be nil) is the
 // refusal of a decision the person just sent without JavaScript.
-func (s *Site) show(w http.ResponseWriter, r *http.Request, o *page.Opened, status int, problem *problemView) {
-	s.showWith(w, r, o, status, problem, askOf(r))
+func (s *Site) show(w http.ResponseWriter, r *http.Request, o *page.Opened, status int, problem *problemView) error {
+	return s.showWith(w, r, o, status, problem, askOf(r))
 }
 
 // showWith is show with the threads drawn as ask says (a comment refused after a
 // post without JavaScript shows in its block's thread).
-func (s *Site) showWith(w http.ResponseWriter, r *http.Request, o *page.Opened, status int, problem *problemView, ask threadAsk) {
+func (s *Site) showWith(w http.ResponseWriter, r *http.Request, o *page.Opened, status int, problem *problemView, ask threadAsk) error {
 	buf := getBuf()
 	defer putBuf(buf)
 	me, _ := s.me(w, r)
@@ -70,10 +69,10 @@ func (s *Site) showWith(w http.ResponseWriter, r *http.Request, o *page.Opened, 
 		err = s.execute(buf, "review", v)
 	}
 	if err != nil {
-		s.failed(w, r, err)
-		return
+		return err
 	}
 	s.writeHTML(w, r, status, buf.Bytes())
+	return nil
 }
 
 // Shell is what every page of this package has around its content.

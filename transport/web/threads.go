@@ -17,7 +17,7 @@ import (
 )
 
 // Threads in place. Every top-level block that has comments carries its thread
-// inside its frame (render.Options.Threads): a disclosure whose summary is the
+// inside its box (render.Options.Threads): a disclosure whose summary is the
 // count, holding the latest ThreadShown of them and a form to add one, anchored
 // to the block and, for a code or diff block, to a line range. A page without
 // comments draws none, so its render is what it was. The same template serves
@@ -201,17 +201,11 @@ func lineLabel(c *page.Comment, lines *threadLines) string {
 
 // thread is GET /p/:id/threads/:blockId: one block's thread as the page draws it
 // (empty when the block has no comments, unless ?open=1 asks for its form).
-func (s *Site) thread(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	o, err := s.open(r, ps.ByName("id"))
-	if err != nil {
-		s.failed(w, r, err)
-		return
+func (s *Site) thread(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+	o, me, err := s.openFragment(w, r, ps)
+	if o == nil {
+		return err
 	}
-	if o == nil || o.Gone || o.Gate {
-		s.fragmentGone(w, r, o)
-		return
-	}
-	me, _ := s.me(w, r)
 	id := ps.ByName("blockId")
 	ask := threadAsk{}
 	if r.URL.Query().Get("open") == "1" {
@@ -234,9 +228,10 @@ func (s *Site) thread(w http.ResponseWriter, r *http.Request, ps httprouter.Para
 			h = s.threadHTML(o.Page, b, list, status, me, ask)
 		}
 		s.writeHTML(w, r, http.StatusOK, []byte(h))
-		return
+		return nil
 	}
 	s.notFound(w, r)
+	return nil
 }
 
 // decodeLabels reads a diff block's side labels into d; false when its data does

@@ -73,7 +73,7 @@ var void = map[string]bool{"area": true, "base": true, "br": true, "col": true, 
 
 // cut ends a block drawn from start that ran out of room: it drops a tag, entity or
 // character left half written at the end, closes every element still open (the
-// block's frame last, after the note marker), and never writes more than
+// block's box last, after the note marker), and never writes more than
 // markerReserve bytes past what was there. Elements opened too deep for their end
 // tags to fit in the reserve are dropped with everything after them.
 func cut(buf *bytes.Buffer, start int, marker string) {

@@ -38,7 +38,7 @@ var refLinks = "[r]: https://x.example/" + strings.Repeat("a", 50_000) + "\n\n" 
 
 // TestAmplifyingBlocksStayWithinTheirRoom: for input built to amplify, each block
 // type draws at most its room, and where the input asked for more, the block says
-// so inside its own frame (the truncation note; a chart too large to draw says so
+// so inside its own box (the truncation note; a chart too large to draw says so
 // above its table).
 func TestAmplifyingBlocksStayWithinTheirRoom(t *testing.T) {
 	many := func(n int, s string) string { return strings.Repeat(s, n) }
@@ -83,7 +83,7 @@ func TestAmplifyingBlocksStayWithinTheirRoom(t *testing.T) {
 				t.Errorf("the text is not shown: %.500s", out)
 			}
 			if !strings.HasSuffix(strings.TrimSpace(out), "</section>") {
-				t.Errorf("the block's frame is not closed: …%s", out[max(0, len(out)-200):])
+				t.Errorf("the block's box is not closed: …%s", out[max(0, len(out)-200):])
 			}
 		})
 	}
@@ -145,7 +145,7 @@ func TestPageIsCutAtItsCap(t *testing.T) {
 }
 
 // TestCutClosesWhatWasOpen: a block cut in the middle of nested markup ends with
-// every element closed, the note inside the block's frame.
+// every element closed, the note inside the block's box.
 func TestCutClosesWhatWasOpen(t *testing.T) {
 	var buf bytes.Buffer
 	buf.WriteString("<p>before</p>")

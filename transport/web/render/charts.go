@@ -850,7 +850,7 @@ func viewProgress(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	v.ValueText = chart.Format(value) + " of " + chart.Format(maxV) + " (" + v.Percent + ")"
 	if strings.TrimSpace(d.Title.String()) != "" {
-		v.NameID = c.DOMID() + "-h" // the frame's title heading
+		v.NameID = c.DOMID() + "-h" // the box's title heading
 	}
 	return v, nil
 }

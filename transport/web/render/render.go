@@ -66,7 +66,7 @@ type Options struct {
 	// they are drawn from the edited data passed in, with the marker (editor.go).
 	Edited map[string]EditMark
 	// Threads, when set, are the comment threads of top-level blocks (by id), drawn
-	// inside the block's frame after everything else and never cached: a block's
+	// inside the block's box after everything else and never cached: a block's
 	// HTML in the cache is the same with or without comments (thread.go).
 	Threads map[string]template.HTML
 }
@@ -190,11 +190,11 @@ type Ctx struct {
 	depth int    // 1 for a top-level block
 	dom   string // the block's DOM id ("blk-…"); nested blocks extend their parent's
 	// ownTitle is set by a view that shows the block's title itself (a collapsible
-	// summary, a link's text), so the frame does not repeat it as a heading.
+	// summary, a link's text), so the box does not repeat it as a heading.
 	ownTitle bool
 	budget   *budget // what is left to draw in this render (limits.go)
 	// room is the most bytes this block's HTML may take, its nested blocks' and its
-	// frame's included; nested counts what its nested blocks took so far.
+	// box's included; nested counts what its nested blocks took so far.
 	room, nested int
 }
 
@@ -220,7 +220,7 @@ func (c *Ctx) ID(suffix string) string { return c.dom + "-" + domSafe(suffix) }
 // Level is the heading level (2..6) for a title at this block's depth.
 func (c *Ctx) Level() int { return min(c.depth+1, 6) }
 
-// OwnTitle tells the frame that this view shows the block's title itself.
+// OwnTitle tells the box that this view shows the block's title itself.
 func (c *Ctx) OwnTitle() { c.ownTitle = true }
 
 // Nested renders blocks held inside this block (layout columns, group, tab panels),
@@ -244,7 +244,7 @@ func (c *Ctx) Nested(list []blocks.Block, suffix string) template.HTML {
 
 // Page renders the top-level blocks of a page in order. Blocks carrying the same
 // `tab` label are gathered into one set of tabs where the first of them stands;
-// consecutive blocks with the same `group` label are framed together under it.
+// consecutive blocks with the same `group` label are boxed together under it.
 // The blocks together draw at most opt.MaxBytes; those past it are left out and
 // counted in a note at the end.
 func Page(buf *bytes.Buffer, list []blocks.Block, opt Options) {
@@ -306,8 +306,8 @@ func domSafe(s string) string {
 	return s
 }
 
-// frame is what the block frame template ("frame") gets.
-type frame struct {
+// box is a block's outer box: what writeBox draws around its body.
+type box struct {
 	DOMID    string
 	ID       string // the block's id ("" for nested blocks without one)
 	Type     string
@@ -333,23 +333,23 @@ func titleOf(data json.RawMessage) string {
 	return strings.TrimSpace(t.Title.String())
 }
 
-// drawBlock renders one block with its frame, in at most c.room bytes (budget.go):
+// drawBlock renders one block with its box, in at most c.room bytes (budget.go):
 // everything is written through a sink limited to that, and a block that runs out
 // is cut there with the truncation note. A view or template that fails (or panics
 // on data nobody foresaw) costs only that block: what it wrote is taken back and
 // the block is drawn generically. The block's template writes straight into buf,
-// inside the frame. A top-level block uses up its bytes of the page's budget; one
+// inside the box. A top-level block uses up its bytes of the page's budget; one
 // that finds too little of it left is not drawn (Page counts it in its note).
 func drawBlock(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 	start := buf.Len()
-	drawFramed(buf, c, b)
+	drawBoxed(buf, c, b)
 	if c.depth == 1 && c.opt.Threads != nil {
 		attachThread(buf, start, c.opt.Threads[b.ID])
 	}
 }
 
-// drawFramed is drawBlock without the block's comment thread.
-func drawFramed(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
+// drawBoxed is drawBlock without the block's comment thread.
+func drawBoxed(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 	if c.budget.blocks <= 0 {
 		return
 	}
@@ -375,7 +375,7 @@ func drawFramed(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 		}
 	}
 	c.budget.blocks--
-	f := frame{DOMID: c.dom, ID: b.ID, Type: b.Type, Title: titleOf(b.Data), Level: c.Level(), Top: top}
+	f := box{DOMID: c.dom, ID: b.ID, Type: b.Type, Title: titleOf(b.Data), Level: c.Level(), Top: top}
 	if top {
 		f.After = editor(c, b) + edited(c, b)
 	}
@@ -389,7 +389,7 @@ func drawFramed(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 		if c.ownTitle {
 			f.Title = ""
 		}
-		if writeFrame(out, &f, func(w io.Writer) error { return templates().ExecuteTemplate(w, b.Type, model) }) == nil {
+		if writeBox(out, &f, func(w io.Writer) error { return templates().ExecuteTemplate(w, b.Type, model) }) == nil {
 			return
 		}
 		if out.full {
@@ -403,7 +403,7 @@ func drawFramed(buf *bytes.Buffer, c *Ctx, b blocks.Block) {
 	default:
 		f.Body, f.Fallback = generic(b.Data), true
 	}
-	if writeFrame(out, &f, nil) != nil {
+	if writeBox(out, &f, nil) != nil {
 		cut(buf, start, blockMarker)
 	}
 }
@@ -424,14 +424,14 @@ func viewOf(c *Ctx, b blocks.Block) (model any, ok bool) {
 	return model, err == nil
 }
 
-// writeFrame draws a block's outer box around its body: every block of every page
+// writeBox draws a block's outer box around its body: every block of every page
 // passes here, so it is written directly rather than through a template (whose
 // escaping costs a reflective call per value). Every value is escaped: DOM ids are
 // [A-Za-z0-9_-] by construction (BlockDOMID), the id, type and title come from the
 // agent and go through escape. Top-level blocks are sections (a landmark when
 // titled) with a comment anchor the page script reveals, beside the title or, for
 // a block without one, below the body; nested blocks are divs.
-func writeFrame(buf *sink, f *frame, body func(io.Writer) error) (err error) {
+func writeBox(buf *sink, f *box, body func(io.Writer) error) (err error) {
 	defer func() {
 		if err == nil && buf.full {
 			err = errFull
@@ -509,7 +509,7 @@ func writeFrame(buf *sink, f *frame, body func(io.Writer) error) (err error) {
 // screens) to the page with that block's thread open, ?comment_on=<id>, which works
 // without JavaScript; the page script opens the thread without a reload. The href
 // is relative, so the cached markup names no page.
-func commentOn(buf *sink, f *frame) {
+func commentOn(buf *sink, f *box) {
 	if f.ID == "" {
 		return
 	}

@@ -249,11 +249,11 @@ func TestStructureLayoutDrawsNestedBlocksInTheirColumns(t *testing.T) {
 
 func TestStructureGroup(t *testing.T) {
 	for _, tc := range []struct {
-		name, data  string
-		details     bool
-		open        bool
-		summary     string
-		frameHeader bool
+		name, data string
+		details    bool
+		open       bool
+		summary    string
+		boxHeader  bool
 	}{
 		{"collapsible, open", `{"title":"Why","collapsible":true,"blocks":[{"type":"stepper","data":{"steps":[{"label":"x"}]}}]}`, true, true, "Why", false},
 		{"collapsible, collapsed", `{"title":"Raw","collapsible":true,"default_collapsed":true,"blocks":[]}`, true, false, "Raw", false},
@@ -281,10 +281,10 @@ func TestStructureGroup(t *testing.T) {
 					t.Errorf("the title must be drawn once, inside the summary")
 				}
 				if sec := stAll(doc, stTag("section")); stHas(sec[0], "aria-labelledby") {
-					t.Errorf("the frame still points at a heading it did not draw")
+					t.Errorf("the box still points at a heading it did not draw")
 				}
-			} else if tc.frameHeader && len(headings) != 1 {
-				t.Errorf("a plain group shows its title in the frame: %d headings", len(headings))
+			} else if tc.boxHeader && len(headings) != 1 {
+				t.Errorf("a plain group shows its title in the box: %d headings", len(headings))
 			}
 		})
 	}

@@ -30,7 +30,7 @@ func init() {
 }
 
 type tableView struct {
-	LabelledBy string // id of the frame's heading, when the block has a title
+	LabelledBy string // id of the box's heading, when the block has a title
 	Sortable   bool
 	MaxRows    int // rows shown before "Show all" (0: all)
 	Total      int // rows drawn

@@ -104,7 +104,7 @@ func viewText(c *Ctx, data json.RawMessage) (any, error) {
 }
 
 // rich_text is text that can be folded: collapsible shows it in a <details>,
-// expanded at first, whose <summary> carries the block's title (so the frame does
+// expanded at first, whose <summary> carries the block's title (so the box does
 // not repeat it).
 func viewRichText(c *Ctx, data json.RawMessage) (any, error) {
 	var d struct {
@@ -144,7 +144,7 @@ type calloutView struct {
 
 var calloutLabels = map[string]string{"info": "Note", "warning": "Warning", "error": "Error", "success": "Success"}
 
-// A callout draws its own title inside its coloured box (the frame's plain heading
+// A callout draws its own title inside its coloured box (the box's plain heading
 // would sit outside it), so it always calls OwnTitle. It is a role="note" whatever
 // its style: it is static content, and an error callout is no live alert.
 func viewCallout(c *Ctx, data json.RawMessage) (any, error) {
@@ -294,7 +294,7 @@ type dividerView struct {
 }
 
 // A divider with a title draws the title on the rule itself (a labelled
-// separator), so it takes the title from the frame.
+// separator), so it takes the title from the box.
 func viewDivider(c *Ctx, data json.RawMessage) (any, error) {
 	var d struct {
 		Title   Scalar `json:"title"`

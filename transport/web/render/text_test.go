@@ -75,7 +75,7 @@ func TestTextRendersMarkdownSafely(t *testing.T) {
 		t.Errorf("link not safe: %s", out)
 	}
 	if h := txFind(doc, txByClass("blk-title")); len(h) != 1 || txText(h[0]) != "Intro" {
-		t.Errorf("the frame's title is missing: %s", out)
+		t.Errorf("the box's title is missing: %s", out)
 	}
 	if strings.Contains(out, "<script") {
 		t.Errorf("raw HTML passed through: %s", out)
@@ -117,7 +117,7 @@ func TestRichText(t *testing.T) {
 			if len(sum) != 1 || strings.TrimSpace(txText(sum[0])) != tc.summary {
 				t.Fatalf("summary wrong, want %q: %s", tc.summary, out)
 			}
-			// The title is drawn once, in the summary, not again by the frame.
+			// The title is drawn once, in the summary, not again by the box.
 			if n := strings.Count(out, ">"+tc.summary+"<"); n != 1 {
 				t.Errorf("title drawn %d times: %s", n, out)
 			}
@@ -167,7 +167,7 @@ func TestCallout(t *testing.T) {
 				t.Errorf("text %q missing: %s", tc.text, out)
 			}
 			if len(txFind(doc, txByClass("blk-title"))) != 0 {
-				t.Errorf("the frame drew the title outside the callout: %s", out)
+				t.Errorf("the box drew the title outside the callout: %s", out)
 			}
 			det := txFind(box[0], txByTag("details"))
 			if tc.details {

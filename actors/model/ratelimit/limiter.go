@@ -1,10 +1,12 @@
-package httpapi
+// Package ratelimit is the rate rule shared by both HTTP faces: per-key budgets of
+// n units per window, decided by the generic cell rate algorithm on an injected
+// clock. It is pure (no HTTP, no storage); the transports turn a Decision into
+// status codes and headers.
+package ratelimit
 
 import (
 	"hash/maphash"
 	"math"
-	"net/http"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -44,8 +46,8 @@ type bucket struct {
 	interval int64
 }
 
-// NewLimiter keeps at most maxKeys buckets (default 100,000 when <= 0).
-func NewLimiter(now func() time.Time, maxKeys int) *Limiter {
+// New keeps at most maxKeys buckets (default 100,000 when <= 0).
+func New(now func() time.Time, maxKeys int) *Limiter {
 	if maxKeys <= 0 {
 		maxKeys = 100_000
 	}
@@ -161,30 +163,4 @@ func (l *Limiter) Len() int {
 		l.shards[i].mu.Unlock()
 	}
 	return n
-}
-
-// setRateHeaders writes the RateLimit and RateLimit-Policy fields
-// (draft-ietf-httpapi-ratelimit-headers: q = quota per window w seconds, r =
-// remaining, t = seconds until the quota is fully restored) and, when refused,
-// Retry-After in whole seconds (rounded up).
-func setRateHeaders(h http.Header, policy string, d Decision) {
-	if d.Limit <= 0 {
-		return
-	}
-	window := 60
-	if d.Window > 0 {
-		window = ceilSeconds(d.Window)
-	}
-	h.Set("RateLimit-Policy", strconv.Quote(policy)+";q="+strconv.Itoa(d.Limit)+";w="+strconv.Itoa(window))
-	h.Set("RateLimit", strconv.Quote(policy)+";r="+strconv.Itoa(d.Remaining)+";t="+strconv.Itoa(ceilSeconds(d.Reset)))
-	if !d.Allowed {
-		h.Set("Retry-After", strconv.Itoa(ceilSeconds(d.RetryAfter)))
-	}
-}
-
-func ceilSeconds(d time.Duration) int {
-	if d <= 0 {
-		return 0
-	}
-	return int((d + time.Second - 1) / time.Second)
 }

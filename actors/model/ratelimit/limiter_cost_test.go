@@ -1,4 +1,4 @@
-package httpapi
+package ratelimit
 
 import (
 	"testing"
@@ -11,14 +11,14 @@ import (
 func TestTakeCostSpendsBytesAndRefillsEvenly(t *testing.T) {
 	const n = 60 << 20 // 1 MiB a minute
 	clk := newFakeClock()
-	l := NewLimiter(clk.now, 0)
+	l := New(clk.now, 0)
 	for i := range 6 {
 		if d := l.TakeCost("a", 10<<20, n, time.Hour); !d.Allowed {
 			t.Fatalf("request %d of 10 MiB refused within a 60 MiB budget", i)
 		}
 	}
 	d := l.TakeCost("a", 10<<20, n, time.Hour)
-	if d.Allowed || ceilSeconds(d.RetryAfter) != 600 || d.Limit != n {
+	if d.Allowed || (d.RetryAfter+time.Second-1)/time.Second != 600 || d.Limit != n {
 		t.Fatalf("the 7th 10 MiB request: %+v, want refused for 10 minutes (Retry-After 600)", d)
 	}
 	if d := l.TakeCost("b", 10<<20, n, time.Hour); !d.Allowed {

@@ -1,9 +1,7 @@
-package httpapi
+package ratelimit
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,7 +24,7 @@ func newFakeClock() *fakeClock {
 func TestLimiterIsExactWithAnInjectedClock(t *testing.T) {
 	for _, rpm := range []int{60, 600, 7} {
 		clk := newFakeClock()
-		l := NewLimiter(clk.now, 0)
+		l := New(clk.now, 0)
 		interval := time.Minute / time.Duration(rpm)
 		for i := 1; i <= rpm; i++ {
 			d := l.Take("t", rpm)
@@ -50,7 +48,7 @@ func TestLimiterIsExactWithAnInjectedClock(t *testing.T) {
 			t.Fatalf("rpm %d: another key %+v", rpm, d)
 		}
 	}
-	if d := NewLimiter(time.Now, 0).Take("x", 0); !d.Allowed || d.Limit != 0 {
+	if d := New(time.Now, 0).Take("x", 0); !d.Allowed || d.Limit != 0 {
 		t.Fatalf("unlimited: %+v", d)
 	}
 }
@@ -59,7 +57,7 @@ func TestLimiterIsExactWithAnInjectedClock(t *testing.T) {
 // configured number of buckets, and Sweep drops every idle one.
 func TestLimiterMemoryIsBounded(t *testing.T) {
 	clk := newFakeClock()
-	l := NewLimiter(clk.now, 6400)
+	l := New(clk.now, 6400)
 	for i := 0; i < 300_000; i++ {
 		l.Take(fmt.Sprint("10.", i>>16, ".", (i>>8)&255, ".", i&255), 60)
 		if i%50_000 == 0 && l.Len() > 6400 {
@@ -80,7 +78,7 @@ func TestLimiterMemoryIsBounded(t *testing.T) {
 // bucket, which equals a full one, so an evicted client gets at least its due.
 func TestLimiterEvictionNeverPunishes(t *testing.T) {
 	clk := newFakeClock()
-	l := NewLimiter(clk.now, limiterShards) // one bucket per shard
+	l := New(clk.now, limiterShards) // one bucket per shard
 	for i := 0; i < 10_000; i++ {
 		if !l.Take(fmt.Sprint("k", i), 1).Allowed {
 			t.Fatalf("a first request of key %d refused", i)
@@ -90,7 +88,7 @@ func TestLimiterEvictionNeverPunishes(t *testing.T) {
 
 // TestLimiterHasNoGlobalLock exercises many keys from many goroutines (-race).
 func TestLimiterHasNoGlobalLock(t *testing.T) {
-	l := NewLimiter(time.Now, 0)
+	l := New(time.Now, 0)
 	var wg sync.WaitGroup
 	var allowed atomic.Int64
 	for g := 0; g < 16; g++ {
@@ -111,28 +109,8 @@ func TestLimiterHasNoGlobalLock(t *testing.T) {
 	}
 }
 
-func TestClientAddress(t *testing.T) {
-	for remote, want := range map[string]string{
-		"192.0.2.7:5555":                 "192.0.2.7",
-		"[2001:db8:1:2:3:4:5:6]:443":     "2001:db8:1:2::/64",
-		"[2001:db8:1:2:ffff::1]:443":     "2001:db8:1:2::/64",
-		"not-an-address":                 "not-an-address",
-		"[::ffff:192.0.2.9]:1":           "192.0.2.9",
-		"[2001:db8:1:3:3:4:5:6]:443":     "2001:db8:1:3::/64",
-		"[fe80::1%eth0]:80":              "fe80::/64",
-		"198.51.100.1:80":                "198.51.100.1",
-		"[2001:db8:aaaa:bbbb:1::2]:8080": "2001:db8:aaaa:bbbb::/64",
-	} {
-		r := httptest.NewRequest(http.MethodGet, "/", nil)
-		r.RemoteAddr = remote
-		if got := (&Server{}).ClientAddress(r); got != want {
-			t.Errorf("%s: %q, want %q", remote, got, want)
-		}
-	}
-}
-
 func BenchmarkLimiterTake(b *testing.B) {
-	l := NewLimiter(time.Now, 0)
+	l := New(time.Now, 0)
 	keys := make([]string, 1024)
 	for i := range keys {
 		keys[i] = fmt.Sprint("ten_", i)
@@ -150,7 +128,7 @@ func BenchmarkLimiterTake(b *testing.B) {
 // bucket: the requests made in the current window still count, at the new rate.
 func TestLimiterKeepsOutstandingRequestsAcrossARateChange(t *testing.T) {
 	clk := newFakeClock()
-	l := NewLimiter(clk.now, 0)
+	l := New(clk.now, 0)
 	for i := 0; i < 30; i++ {
 		l.Take("t", 60) // 30 of 60 spent
 	}
@@ -167,7 +145,7 @@ func TestLimiterKeepsOutstandingRequestsAcrossARateChange(t *testing.T) {
 // minute from a full bucket (the burst, then one a second) and 60 in each later one.
 func TestAMinuteQuotaIsTheSustainedRate(t *testing.T) {
 	clk := newFakeClock()
-	l := NewLimiter(clk.now, 0)
+	l := New(clk.now, 0)
 	perMinute := func() int {
 		n := 0
 		for end := clk.now().Add(time.Minute); clk.now().Before(end); clk.advance(100 * time.Millisecond) {
