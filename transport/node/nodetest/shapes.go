@@ -40,7 +40,7 @@ func (s *openapiSpec) recordShape(r *http.Request, status int, header http.Heade
 	if tmpl, op, _, _ := s.match(r.Method, r.URL.Path); op != nil {
 		path = tmpl.path
 	}
-	line := fmt.Sprintf("%s %s %d %s\n", r.Method, path, status, Shape(v))
+	line := fmt.Sprintf("%s %s %d %s\n", r.Method, path, status, shape(v))
 	shapesMu.Lock()
 	defer shapesMu.Unlock()
 	if shapesFile == nil {
@@ -53,9 +53,9 @@ func (s *openapiSpec) recordShape(r *http.Request, status int, header http.Heade
 	_, _ = shapesFile.WriteString(line)
 }
 
-// Shape is v (as decoded by encoding/json into any) with every scalar replaced by
+// shape is v (as decoded by encoding/json into any) with every scalar replaced by
 // its kind; object keys are sorted, array elements reduced to their distinct shapes.
-func Shape(v any) string {
+func shape(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
@@ -68,7 +68,7 @@ func Shape(v any) string {
 	case []any:
 		var els []string
 		for _, e := range x {
-			if s := Shape(e); !slices.Contains(els, s) {
+			if s := shape(e); !slices.Contains(els, s) {
 				els = append(els, s)
 			}
 		}
@@ -82,7 +82,7 @@ func Shape(v any) string {
 		slices.Sort(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + ":" + Shape(x[k])
+			parts[i] = k + ":" + shape(x[k])
 		}
 		return "{" + strings.Join(parts, ",") + "}"
 	}
