@@ -15,9 +15,9 @@ import (
 // postgresql package: /usr/lib/postgresql/<version>/bin.
 const debianRoot = "/usr/lib/postgresql"
 
-// BinDir is the directory of the PostgreSQL server binaries (initdb, postgres): the
+// binDir is the directory of the PostgreSQL server binaries (initdb, postgres): the
 // one on PATH when there is one, else the newest of Debian's.
-func BinDir() (string, error) {
+func binDir() (string, error) {
 	if p, err := exec.LookPath("initdb"); err == nil {
 		return filepath.Dir(p), nil
 	}

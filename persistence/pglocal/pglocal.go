@@ -59,7 +59,7 @@ type Server struct {
 // Start prepares opt.Dir and starts the server on it, returning once it accepts
 // connections. On ctx's end or any failure no server is left running.
 func Start(ctx context.Context, opt Options) (*Server, error) {
-	bin, err := BinDir()
+	bin, err := binDir()
 	if err != nil {
 		return nil, err
 	}

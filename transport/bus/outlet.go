@@ -9,8 +9,8 @@ import (
 
 // Subjects of the doorbells: one per page (its page and comment streams) and one per
 // tenant (the agent stream and the dashboard's live inbox).
-func PageSubject(pageID string) string     { return "folio.page." + pageID }
-func TenantSubject(tenantID string) string { return "folio.tenant." + tenantID }
+func pageSubject(pageID string) string     { return "folio.page." + pageID }
+func tenantSubject(tenantID string) string { return "folio.tenant." + tenantID }
 
 // Outlet rings the page's and the tenant's doorbells after every commit with the
 // newest sequence number the commit gave its events (set by the mailbox outlet's
@@ -35,6 +35,6 @@ func (o Outlet) Committed(p *page.Page, events []page.Event) {
 		}
 		select {}
 	}
-	o.Bus.Ring(PageSubject(p.ID), newest)
-	o.Bus.Ring(TenantSubject(p.TenantID), newest)
+	o.Bus.Ring(pageSubject(p.ID), newest)
+	o.Bus.Ring(tenantSubject(p.TenantID), newest)
 }

@@ -18,7 +18,7 @@ type PagePeers struct {
 
 // WatchPage implements page.Peers.
 func (p PagePeers) WatchPage(pageID string) func() {
-	return p.Bus.Watch(PageSubject(pageID), func(seq uint64) { p.Pages.Tell(pageID, &page.Remote{Seq: seq}) })
+	return p.Bus.Watch(pageSubject(pageID), func(seq uint64) { p.Pages.Tell(pageID, &page.Remote{Seq: seq}) })
 }
 
 // PageAfter implements page.Peers: frames exactly as the live stream and the
@@ -47,6 +47,6 @@ func (p PagePeers) PageLast(tenantID, pageID string) (uint64, error) {
 // WatchTenant is the mailbox's Watch: doorbells of a tenant ring its mailbox.
 func WatchTenant(b *Bus, mailboxes *registry.Registry) func(tenantID string) func() {
 	return func(tenantID string) func() {
-		return b.Watch(TenantSubject(tenantID), func(seq uint64) { mailboxes.Tell(tenantID, &mailbox.Remote{Seq: seq}) })
+		return b.Watch(tenantSubject(tenantID), func(seq uint64) { mailboxes.Tell(tenantID, &mailbox.Remote{Seq: seq}) })
 	}
 }

@@ -2,8 +2,8 @@ package client
 
 import (
 	"context"
-	"encoding/json"
-	"time"
+
+	"folio/transport/apitypes"
 )
 
 // ActionRequest is the body of POST /v1/pages/:id/actions/:actionId. Empty fields
@@ -32,13 +32,7 @@ type EditRequest struct {
 
 // Edit is one block's correction as the decision recorded it: the block's data
 // after it and a unified diff from the agent's version.
-type Edit struct {
-	BlockID       string          `json:"block_id"`
-	Type          string          `json:"type"`
-	Data          json.RawMessage `json:"data"`
-	Diff          string          `json:"diff"`
-	DiffTruncated bool            `json:"diff_truncated,omitempty"`
-}
+type Edit = apitypes.Edit
 
 // ActionActor names who decides: Identity as claimed (recorded with auth_method
 // api_key under a key, link without one), or AuthToken, a person's session token,
@@ -49,30 +43,15 @@ type ActionActor struct {
 }
 
 // ActionExecuted is the answer of an execution.
-type ActionExecuted struct {
-	ActionID   string    `json:"action_id"`
-	Status     string    `json:"status"` // "executed"
-	PageState  PageState `json:"page_state"`
-	ExecutedAt time.Time `json:"executedAt"`
-	Verdict
-}
+type ActionExecuted = apitypes.ActionExecuted
 
 // Verdict is what an execution decided and about which content: the outcome
 // (approved, rejected, none), whether it ended the page, and the content version
 // and hash it was decided on.
-type Verdict struct {
-	Outcome     string `json:"outcome"`
-	Final       bool   `json:"final"`
-	PageVersion int    `json:"page_version"`
-	ContentHash string `json:"content_hash"`
-	Edits       []Edit `json:"edits,omitempty"`
-}
+type Verdict = apitypes.Verdict
 
 // PageState is the page's status before and after an execution.
-type PageState struct {
-	Previous string `json:"previous"`
-	Current  string `json:"current"`
-}
+type PageState = apitypes.PageState
 
 // ExecuteAction executes an action of an active page (POST
 // /v1/pages/:id/actions/:actionId). A page already decided answers 409

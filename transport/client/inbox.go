@@ -3,7 +3,8 @@ package client
 import (
 	"context"
 	"net/url"
-	"time"
+
+	"folio/transport/apitypes"
 )
 
 // Inbox entry statuses.
@@ -14,30 +15,10 @@ const (
 )
 
 // InboxEntry is one page in the tenant's inbox.
-type InboxEntry struct {
-	ID         string    `json:"id"`
-	PageID     string    `json:"pageId"`
-	Title      string    `json:"title"`
-	PageType   string    `json:"pageType"`
-	Status     string    `json:"status"` // unread, read, archived
-	Starred    bool      `json:"starred"`
-	Priority   string    `json:"priority"`
-	CreatedAt  time.Time `json:"createdAt"`
-	PageStatus string    `json:"pageStatus"`
-	Decision   string    `json:"decision"`
-	// The last executed action, its label and outcome (approved, rejected, none).
-	ActionID    string `json:"actionId"`
-	ActionLabel string `json:"actionLabel"`
-	Outcome     string `json:"outcome"`
-}
+type InboxEntry = apitypes.InboxEntry
 
 // InboxList is one window of the inbox, newest first.
-type InboxList struct {
-	Entries []InboxEntry `json:"entries"`
-	Total   int          `json:"total"`
-	Limit   int          `json:"limit"`
-	Offset  int          `json:"offset"`
-}
+type InboxList = apitypes.InboxList
 
 // InboxFilter selects inbox entries; zero values leave the server's defaults
 // (unread and read entries, 50 at a time).

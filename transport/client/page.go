@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"time"
+
+	"folio/transport/apitypes"
 )
 
 // Page statuses (docs/spec.md section 3).
@@ -17,8 +19,8 @@ const (
 
 // Page is a page as its owner reads it (GET /v1/pages/:id).
 type Page struct {
-	PageID          string         `json:"pageId"`
-	PageURL         string         `json:"pageUrl"`
+	PageID string `json:"pageId"`
+	apitypes.Link
 	ShortURL        string         `json:"shortUrl"`
 	Status          string         `json:"status"`
 	PageType        string         `json:"page_type"`
@@ -80,35 +82,13 @@ type UpdatedPage struct {
 
 // PublishResult is a page made active by publishing (also from a template, A2UI or
 // AG-UI). Warnings are advisory: the page was published.
-type PublishResult struct {
-	PageID      string    `json:"pageId"`
-	PageURL     string    `json:"pageUrl"`
-	ShortURL    string    `json:"shortUrl"`
-	Status      string    `json:"status"`
-	CreatedAt   time.Time `json:"createdAt"`
-	PublishedAt time.Time `json:"publishedAt"`
-	ExpiresAt   time.Time `json:"expiresAt"`
-	Warnings    []string  `json:"warnings"`
-}
+type PublishResult = apitypes.PublishResult
 
 // DraftCreated is a new draft (POST /v1/pages).
-type DraftCreated struct {
-	PageID    string    `json:"pageId"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"createdAt"`
-	Warnings  []string  `json:"warnings"`
-}
+type DraftCreated = apitypes.DraftCreated
 
 // DraftPublished is a draft made active (POST /v1/pages/:id/publish).
-type DraftPublished struct {
-	PageID      string    `json:"pageId"`
-	PageURL     string    `json:"pageUrl"`
-	ShortURL    string    `json:"shortUrl"`
-	Status      string    `json:"status"`
-	PublishedAt time.Time `json:"publishedAt"`
-	ExpiresAt   time.Time `json:"expiresAt"`
-	Warnings    []string  `json:"warnings"`
-}
+type DraftPublished = apitypes.DraftPublished
 
 // PageList is one window of the tenant's pages, newest first.
 type PageList struct {
@@ -127,18 +107,10 @@ type PageFilter struct {
 }
 
 // Revoked is a page withdrawn (POST /v1/pages/:id/revoke).
-type Revoked struct {
-	PageID    string    `json:"pageId"`
-	Status    string    `json:"status"`
-	RevokedAt time.Time `json:"revokedAt"`
-}
+type Revoked = apitypes.Revoked
 
 // Renewed is a page made active again, or extended (POST /v1/pages/:id/renew).
-type Renewed struct {
-	PageID    string    `json:"pageId"`
-	Status    string    `json:"status"`
-	ExpiresAt time.Time `json:"expiresAt"`
-}
+type Renewed = apitypes.Renewed
 
 // revokeRequest and renewRequest are the bodies of revoke and renew.
 type revokeRequest struct {

@@ -2,7 +2,8 @@ package client
 
 import (
 	"context"
-	"time"
+
+	"folio/transport/apitypes"
 )
 
 // WorkflowRequest is the body of POST /v1/workflows: 1-20 pages, published one after
@@ -14,35 +15,13 @@ type WorkflowRequest struct {
 }
 
 // WorkflowCreated is a new workflow: its pages' ids in order.
-type WorkflowCreated struct {
-	GroupID   string    `json:"group_id"`
-	Name      string    `json:"name"`
-	Flow      string    `json:"flow"`
-	Status    string    `json:"status"`
-	Pages     []string  `json:"pages"`
-	CreatedAt time.Time `json:"created_at"`
-	Warnings  []string  `json:"warnings"`
-}
+type WorkflowCreated = apitypes.WorkflowCreated
 
 // Workflow is a workflow and its pages' statuses.
-type Workflow struct {
-	GroupID     string         `json:"group_id"`
-	Name        string         `json:"name"`
-	Flow        string         `json:"flow"`
-	Status      string         `json:"status"` // active, in_progress, completed, cancelled
-	Pages       []WorkflowPage `json:"pages"`
-	CreatedAt   time.Time      `json:"created_at"`
-	UpdatedAt   time.Time      `json:"updated_at"`
-	CompletedAt time.Time      `json:"completed_at"`
-	CancelledAt time.Time      `json:"cancelled_at"`
-}
+type Workflow = apitypes.Workflow
 
 // WorkflowPage is one page of a workflow.
-type WorkflowPage struct {
-	PageID  string `json:"pageId"`
-	Status  string `json:"status"`
-	PageURL string `json:"pageUrl"`
-}
+type WorkflowPage = apitypes.WorkflowPage
 
 // CreateWorkflow creates a workflow and all its pages in one step (POST
 // /v1/workflows).

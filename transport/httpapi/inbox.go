@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -10,27 +9,8 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/apitypes"
 )
-
-// inboxEntryView is an inbox entry on the wire (specification 2.5) plus the page's
-// own status.
-type inboxEntryView struct {
-	ID         string    `json:"id"`
-	PageID     string    `json:"pageId"`
-	Title      string    `json:"title"`
-	PageType   string    `json:"pageType"`
-	Status     string    `json:"status"`
-	Starred    bool      `json:"starred"`
-	Priority   string    `json:"priority"`
-	CreatedAt  time.Time `json:"createdAt"`
-	PageStatus string    `json:"pageStatus"`
-	Decision   *string   `json:"decision"` // approved or rejected once the page completed, else null
-	// The most recent executed action and its outcome (approved, rejected, none);
-	// null before any.
-	ActionID    *string `json:"actionId"`
-	ActionLabel *string `json:"actionLabel"`
-	Outcome     *string `json:"outcome"`
-}
 
 var inboxStatuses = map[string]bool{inbox.Unread: true, inbox.Read: true, inbox.Archived: true}
 var inboxPriorities = map[string]bool{"low": true, "normal": true, "high": true, "urgent": true}
@@ -58,13 +38,13 @@ func (s *Server) listInbox(w http.ResponseWriter, r *http.Request, _ httprouter.
 		return err
 	}
 	now := s.now()
-	out := make([]inboxEntryView, len(entries))
+	out := make([]apitypes.InboxEntry, len(entries))
 	for i, e := range entries {
-		out[i] = inboxEntryView{ID: e.ID, PageID: e.PageID, Title: e.Title, PageType: e.PageType, Status: e.Status,
-			Starred: e.Starred, Priority: e.Priority, CreatedAt: e.CreatedAt, PageStatus: e.EffectivePageStatus(now), Decision: optString(e.Decision),
-			ActionID: optString(e.ActionID), ActionLabel: optString(e.ActionLabel), Outcome: optString(e.Outcome)}
+		out[i] = apitypes.InboxEntry{ID: e.ID, PageID: e.PageID, Title: e.Title, PageType: e.PageType, Status: e.Status,
+			Starred: e.Starred, Priority: e.Priority, CreatedAt: e.CreatedAt, PageStatus: e.EffectivePageStatus(now), Decision: apitypes.NullString(e.Decision),
+			ActionID: apitypes.NullString(e.ActionID), ActionLabel: apitypes.NullString(e.ActionLabel), Outcome: apitypes.NullString(e.Outcome)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"entries": out, "total": total, "limit": limit, "offset": offset})
+	writeJSON(w, http.StatusOK, apitypes.InboxList{Entries: out, Total: total, Limit: limit, Offset: offset})
 	return nil
 }
 

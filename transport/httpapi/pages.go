@@ -11,6 +11,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/apitypes"
 )
 
 func (s *Server) publish(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
@@ -52,14 +53,13 @@ func (s *Server) createWith(w http.ResponseWriter, r *http.Request, who tenant.P
 		return err
 	}
 	p := res.Page
-	out := map[string]any{"pageId": p.ID, "status": p.Status, "createdAt": p.CreatedAt, "warnings": warningsOrEmpty(append(warnings, res.Warnings...))}
-	if publish {
-		out["pageUrl"] = s.pageURL(p.ID)
-		out["shortUrl"] = s.shortURL(p.ShortCode)
-		out["expiresAt"] = p.ExpiresAt
-		out["publishedAt"] = p.PublishedAt
+	warnings = warningsOrEmpty(append(warnings, res.Warnings...))
+	if !publish {
+		writeJSON(w, http.StatusCreated, apitypes.DraftCreated{PageID: p.ID, Status: p.Status, CreatedAt: p.CreatedAt, Warnings: warnings})
+		return nil
 	}
-	writeJSON(w, http.StatusCreated, out)
+	writeJSON(w, http.StatusCreated, apitypes.PublishResult{PageID: p.ID, Link: s.link(p.ID), ShortURL: s.shortURL(p.ShortCode), Status: p.Status,
+		CreatedAt: p.CreatedAt, PublishedAt: apitypes.TimeOf(p.PublishedAt), ExpiresAt: apitypes.TimeOf(p.ExpiresAt), Warnings: warnings})
 	return nil
 }
 
@@ -140,8 +140,8 @@ func (s *Server) publishDraft(w http.ResponseWriter, r *http.Request, ps httprou
 		return err
 	}
 	p := res.Page
-	writeJSON(w, http.StatusOK, map[string]any{"pageId": p.ID, "pageUrl": s.pageURL(p.ID), "shortUrl": s.shortURL(p.ShortCode),
-		"status": p.Status, "publishedAt": p.PublishedAt, "expiresAt": p.ExpiresAt, "warnings": warningsOrEmpty(append(page.UnknownFieldWarnings(raw), res.Warnings...))})
+	writeJSON(w, http.StatusOK, apitypes.DraftPublished{PageID: p.ID, Link: s.link(p.ID), ShortURL: s.shortURL(p.ShortCode), Status: p.Status,
+		PublishedAt: apitypes.TimeOf(p.PublishedAt), ExpiresAt: apitypes.TimeOf(p.ExpiresAt), Warnings: warningsOrEmpty(append(page.UnknownFieldWarnings(raw), res.Warnings...))})
 	return nil
 }
 
@@ -160,7 +160,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request, ps httprouter.Pa
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pageId": res.Page.ID, "status": res.Page.Status, "revokedAt": res.Page.RevokedAt})
+	writeJSON(w, http.StatusOK, apitypes.Revoked{PageID: res.Page.ID, Status: res.Page.Status, RevokedAt: apitypes.TimeOf(res.Page.RevokedAt)})
 	return nil
 }
 
@@ -179,7 +179,7 @@ func (s *Server) renew(w http.ResponseWriter, r *http.Request, ps httprouter.Par
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pageId": res.Page.ID, "status": res.Page.Status, "expiresAt": res.Page.ExpiresAt})
+	writeJSON(w, http.StatusOK, apitypes.Renewed{PageID: res.Page.ID, Status: res.Page.Status, ExpiresAt: apitypes.TimeOf(res.Page.ExpiresAt)})
 	return nil
 }
 
@@ -227,21 +227,12 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, ps httprouter.P
 	if err != nil {
 		return err
 	}
-	body := map[string]any{
-		"action_id":  res.Execution.ActionID,
-		"status":     "executed",
-		"page_state": map[string]string{"previous": res.Previous, "current": res.Page.Status},
-		"executedAt": res.Execution.ExecutedAt,
-		"outcome":    res.Execution.OutcomeOf(),
-		"final":      !res.Execution.Step,
-		// the content the decision was made on (actors/page/version.go)
-		"page_version": res.Execution.PageVersion,
-		"content_hash": res.Execution.ContentHash,
-	}
-	if len(res.Execution.Edits) > 0 { // the reviewer's corrections (actors/page/edits.go)
-		body["edits"] = res.Execution.Edits
-	}
-	writeJSON(w, http.StatusOK, body)
+	x := res.Execution
+	writeJSON(w, http.StatusOK, apitypes.ActionExecuted{ActionID: x.ActionID, Status: "executed",
+		PageState: apitypes.PageState{Previous: res.Previous, Current: res.Page.Status}, ExecutedAt: x.ExecutedAt,
+		// the content the decision was made on (actors/page/version.go), and the
+		// reviewer's corrections (actors/page/edits.go)
+		Verdict: apitypes.Verdict{Outcome: x.OutcomeOf(), Final: !x.Step, PageVersion: x.PageVersion, ContentHash: x.ContentHash, Edits: editsOf(x.Edits)}})
 	return nil
 }
 

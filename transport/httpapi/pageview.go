@@ -6,13 +6,14 @@ import (
 
 	"folio/actors/model/blocks"
 	"folio/actors/page"
+	"folio/transport/apitypes"
 )
 
 // pageView is the page object of specification §2.5, with the extra fields a
 // reader needs (version, expiry, short address).
 type pageView struct {
-	PageID        string          `json:"pageId"`
-	PageURL       string          `json:"pageUrl"`
+	PageID string `json:"pageId"`
+	apitypes.Link
 	ShortURL      string          `json:"shortUrl"`
 	Status        string          `json:"status"`
 	PageType      string          `json:"page_type"`
@@ -50,12 +51,13 @@ type pageView struct {
 	Overdue  bool           `json:"overdue"`
 }
 
-func (s *Server) pageURL(id string) string    { return s.urls.PageBase + "/p/" + id }
-func (s *Server) shortURL(code string) string { return s.urls.ShortBase + "/s/" + code }
+func (s *Server) pageURL(id string) string     { return s.urls.PageBase + "/p/" + id }
+func (s *Server) link(id string) apitypes.Link { return apitypes.Link{PageURL: s.pageURL(id)} }
+func (s *Server) shortURL(code string) string  { return s.urls.ShortBase + "/s/" + code }
 
 func (s *Server) view(p *page.Page) pageView {
 	v := pageView{
-		PageID: p.ID, PageURL: s.pageURL(p.ID), ShortURL: s.shortURL(p.ShortCode),
+		PageID: p.ID, Link: s.link(p.ID), ShortURL: s.shortURL(p.ShortCode),
 		Status: page.EffectiveStatus(p, s.now()), PageType: p.PageType, Title: p.Title, Summary: p.Summary,
 		Priority: p.Priority, Tags: p.Tags, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 		PublishedAt: p.PublishedAt, ExpiresAt: p.ExpiresAt, RevokedAt: p.RevokedAt, CompletedAt: p.CompletedAt, Decision: optString(p.Decision),
@@ -141,4 +143,16 @@ func warningsOrEmpty(w []string) []string {
 		return []string{}
 	}
 	return w
+}
+
+// editsOf is the reviewer's corrections as the API sends them (nil: none).
+func editsOf(edits []page.Edit) []apitypes.Edit {
+	if len(edits) == 0 {
+		return nil
+	}
+	out := make([]apitypes.Edit, len(edits))
+	for i, e := range edits {
+		out[i] = apitypes.Edit(e)
+	}
+	return out
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -12,6 +11,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/tenant"
 	"folio/actors/workflow"
+	"folio/transport/apitypes"
 )
 
 // createWorkflow is POST /v1/workflows {name, pages: [page request body], flow}.
@@ -57,22 +57,9 @@ func (c *content) createWorkflow(w http.ResponseWriter, r *http.Request, _ httpr
 		ids[i] = p.ID
 	}
 	wf := res.Workflow
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"group_id":   wf.ID,
-		"name":       wf.Name,
-		"flow":       wf.Flow,
-		"status":     wf.Status,
-		"pages":      ids,
-		"created_at": wf.CreatedAt,
-		"warnings":   warningsOrEmpty(res.Warnings),
-	})
+	writeJSON(w, http.StatusCreated, apitypes.WorkflowCreated{GroupID: wf.ID, Name: wf.Name, Flow: wf.Flow, Status: wf.Status,
+		Pages: ids, CreatedAt: wf.CreatedAt, Warnings: warningsOrEmpty(res.Warnings)})
 	return nil
-}
-
-type workflowPage struct {
-	PageID  string `json:"pageId"`
-	Status  string `json:"status"`
-	PageURL string `json:"pageUrl"`
 }
 
 func (c *content) getWorkflow(w http.ResponseWriter, _ *http.Request, ps httprouter.Params, who tenant.Principal) error {
@@ -81,20 +68,17 @@ func (c *content) getWorkflow(w http.ResponseWriter, _ *http.Request, ps httprou
 	if err != nil {
 		return err
 	}
-	pages := make([]workflowPage, len(v.Steps))
+	pages := make([]apitypes.WorkflowPage, len(v.Steps))
 	for i, st := range v.Steps {
-		pages[i] = workflowPage{PageID: st.PageID, Status: v.Statuses[i], PageURL: s.pageURL(st.PageID)}
+		pages[i] = apitypes.WorkflowPage{PageID: st.PageID, Status: v.Statuses[i], Link: s.link(st.PageID)}
 	}
-	writeJSON(w, http.StatusOK, struct {
-		GroupID     string         `json:"group_id"`
-		Name        string         `json:"name"`
-		Flow        string         `json:"flow"`
-		Status      string         `json:"status"`
-		Pages       []workflowPage `json:"pages"`
-		CreatedAt   time.Time      `json:"created_at"`
-		UpdatedAt   time.Time      `json:"updated_at"`
-		CompletedAt *time.Time     `json:"completed_at,omitempty"`
-		CancelledAt *time.Time     `json:"cancelled_at,omitempty"`
-	}{v.ID, v.Name, v.Flow, v.Status, pages, v.CreatedAt, v.UpdatedAt, v.CompletedAt, v.CancelledAt})
+	wf := apitypes.Workflow{GroupID: v.ID, Name: v.Name, Flow: v.Flow, Status: v.Status, Pages: pages, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+	if v.CompletedAt != nil {
+		wf.CompletedAt = *v.CompletedAt
+	}
+	if v.CancelledAt != nil {
+		wf.CancelledAt = *v.CancelledAt
+	}
+	writeJSON(w, http.StatusOK, wf)
 	return nil
 }

@@ -7,8 +7,8 @@ import (
 	"sync"
 )
 
-// SchemaID is the $id of the catalog's JSON Schema.
-const SchemaID = "https://folio.dev/schema/blocks.json"
+// schemaID is the $id of the catalog's JSON Schema.
+const schemaID = "https://folio.dev/schema/blocks.json"
 
 // Schema returns the JSON Schema (draft 2020-12) of a list of blocks, generated
 // from the catalog the validator reads. $defs holds Block, one data schema per
@@ -62,7 +62,7 @@ func buildSchema() obj {
 	}
 	return obj{
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
-		"$id":         SchemaID,
+		"$id":         schemaID,
 		"title":       "Folio blocks",
 		"description": "A list of Folio content blocks.",
 		"type":        "array",

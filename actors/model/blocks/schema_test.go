@@ -15,10 +15,10 @@ func compileSchema(t *testing.T) *jsonschema.Schema {
 		t.Fatalf("schema is not JSON: %v", err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(SchemaID, doc); err != nil {
+	if err := c.AddResource(schemaID, doc); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile(SchemaID)
+	s, err := c.Compile(schemaID)
 	if err != nil {
 		t.Fatalf("schema does not compile: %v", err)
 	}
@@ -40,7 +40,7 @@ func TestSchemaShape(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &doc); err != nil {
 		t.Fatalf("schema is not JSON: %v", err)
 	}
-	if doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" || doc["$id"] != SchemaID {
+	if doc["$schema"] != "https://json-schema.org/draft/2020-12/schema" || doc["$id"] != schemaID {
 		t.Errorf("$schema %v, $id %v", doc["$schema"], doc["$id"])
 	}
 	defs, _ := doc["$defs"].(map[string]any)

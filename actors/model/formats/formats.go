@@ -12,13 +12,13 @@ import (
 	"time"
 )
 
-// MaxEmail is the longest e-mail address accepted (characters).
-const MaxEmail = 320
+// maxEmail is the longest e-mail address accepted (characters).
+const maxEmail = 320
 
 // Email reports whether s is one plain e-mail address ("ada@example.com"; no
-// display name, no angle brackets, no list) of at most MaxEmail characters.
+// display name, no angle brackets, no list) of at most maxEmail characters.
 func Email(s string) bool {
-	if s == "" || len(s) > MaxEmail {
+	if s == "" || len(s) > maxEmail {
 		return false
 	}
 	a, err := mail.ParseAddress(s)

@@ -48,7 +48,7 @@ func New(seq uint64, typ, id string, payload []byte) *Frame {
 		sse = append(sse, payload...)
 		return append(sse, "\n\n"...)
 	})
-	f.WS = AppendWSHeader(make([]byte, 0, WSHeaderSize(len(payload))+len(payload)), OpText, len(payload))
+	f.WS = AppendWSHeader(make([]byte, 0, wsHeaderSize(len(payload))+len(payload)), OpText, len(payload))
 	head := len(f.WS)
 	f.WS = append(f.WS, payload...)
 	f.Seq, f.Type, f.Comment, f.JSON = seq, typ, strings.HasPrefix(typ, "comment."), f.WS[head:len(f.WS):len(f.WS)]
@@ -84,9 +84,9 @@ const (
 	OpPong  byte = 0xA
 )
 
-// WSHeaderSize is the length of the header of an unmasked WebSocket frame whose
+// wsHeaderSize is the length of the header of an unmasked WebSocket frame whose
 // payload is n bytes: 2, then 2 more from 126 bytes, 8 more from 65,536.
-func WSHeaderSize(n int) int {
+func wsHeaderSize(n int) int {
 	switch {
 	case n < 126:
 		return 2

@@ -21,31 +21,31 @@ import (
 // pathological.
 const MaxDepth = 64
 
-// TooDeep describes where a JSON value first nests deeper than the limit.
-type TooDeep struct {
+// tooDeep describes where a JSON value first nests deeper than the limit.
+type tooDeep struct {
 	Path  string // e.g. "blocks[0].data.nodes[0].children[0]…"
 	Limit int
 }
 
 // Problem is the first place a JSON text breaks one of the shape rules of Scan.
 type Problem struct {
-	Path       string // as TooDeep.Path; "" for the top level
+	Path       string // as tooDeep.Path; "" for the top level
 	Constraint string // "max_depth" or "utf8"
 	Limit      int    // the depth limit (max_depth)
 }
 
 // Constraints of a Problem.
 const (
-	ConstraintDepth = "max_depth"
+	constraintDepth = "max_depth"
 	ConstraintUTF8  = "utf8"
 )
 
 // Check scans raw once (O(len(raw)), no allocation but the path of a failure) and
 // reports the first place deeper than limit, or nil. Bytes that are not valid JSON
 // are not its concern: it never fails on them, and the decoder that runs next does.
-func Check(raw []byte, limit int) *TooDeep {
+func Check(raw []byte, limit int) *tooDeep {
 	if p := scan(raw, limit, false); p != nil {
-		return &TooDeep{Path: p.Path, Limit: p.Limit}
+		return &tooDeep{Path: p.Path, Limit: p.Limit}
 	}
 	return nil
 }
@@ -127,7 +127,7 @@ func scan(raw []byte, limit int, checkUTF8 bool) *Problem {
 			}
 		case '{', '[':
 			if len(stack) >= limit {
-				return &Problem{Path: path(stack, nil), Constraint: ConstraintDepth, Limit: limit}
+				return &Problem{Path: path(stack, nil), Constraint: constraintDepth, Limit: limit}
 			}
 			stack = append(stack, level{array: c == '['})
 			expectKey = c == '{'

@@ -60,7 +60,7 @@ func TestCatalog(t *testing.T) {
 				t.Errorf("%s.%s: bad variable %+v", tp.Name, v.Key, v)
 			}
 			seen[v.Key] = true
-			if (v.Type == TEnum) != (len(v.Options) > 0) {
+			if (v.Type == tEnum) != (len(v.Options) > 0) {
 				t.Errorf("%s.%s: options only and always on enums", tp.Name, v.Key)
 			}
 			if v.Default != nil {
@@ -248,14 +248,14 @@ func TestMarkupInVariablesStaysText(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range tp.Variables {
-			if v.Type != TString && v.Type != TText && v.Type != TList {
+			if v.Type != TString && v.Type != TText && v.Type != tList {
 				continue
 			}
 			m := map[string]any{}
 			for k, x := range base {
 				m[k] = x
 			}
-			if v.Type == TList {
+			if v.Type == tList {
 				m[v.Key] = []string{hostile}
 			} else {
 				m[v.Key] = hostile

@@ -22,20 +22,20 @@ const (
 	TString   = "string"   // one line of text, at most 500 characters
 	TText     = "text"     // free text with line breaks, at most 20,000 characters
 	TNumber   = "number"   // a JSON number
-	TInteger  = "integer"  // a JSON number without a fractional part
-	TBoolean  = "boolean"  // true or false
+	tInteger  = "integer"  // a JSON number without a fractional part
+	tBoolean  = "boolean"  // true or false
 	TURL      = "url"      // an absolute http(s) URL, at most 2,048 characters
-	TEmail    = "email"    // a plain e-mail address
-	TDate     = "date"     // YYYY-MM-DD
-	TDateTime = "datetime" // an RFC 3339 timestamp, e.g. 2025-05-01T14:30:00Z (zone-less read as UTC)
-	TEnum     = "enum"     // one of the variable's options
-	TList     = "list"     // an array of strings (at most 100, each at most 1,000 characters)
-	TMap      = "map"      // an object of labels to strings, numbers or booleans (at most 100)
+	tEmail    = "email"    // a plain e-mail address
+	tDate     = "date"     // YYYY-MM-DD
+	tDateTime = "datetime" // an RFC 3339 timestamp, e.g. 2025-05-01T14:30:00Z (zone-less read as UTC)
+	tEnum     = "enum"     // one of the variable's options
+	tList     = "list"     // an array of strings (at most 100, each at most 1,000 characters)
+	tMap      = "map"      // an object of labels to strings, numbers or booleans (at most 100)
 	TRows     = "rows"     // an array of objects (at most 500 rows, 30 keys) of strings, numbers, booleans or null
 )
 
 // Types lists every variable type.
-var Types = []string{TString, TText, TNumber, TInteger, TBoolean, TURL, TEmail, TDate, TDateTime, TEnum, TList, TMap, TRows}
+var Types = []string{TString, TText, TNumber, tInteger, tBoolean, TURL, tEmail, tDate, tDateTime, tEnum, tList, tMap, TRows}
 
 const (
 	maxString   = 500
@@ -166,7 +166,7 @@ func (t *Template) parse(raw json.RawMessage) (values, []string, error) {
 
 func isStringType(t string) bool {
 	switch t {
-	case TString, TText, TURL, TEmail, TDate, TDateTime, TEnum:
+	case TString, TText, TURL, tEmail, tDate, tDateTime, tEnum:
 		return true
 	}
 	return false
@@ -200,13 +200,13 @@ func defaultValue(d any) any {
 // check decodes one value of variable v.
 func (t *Template) check(v Variable, r json.RawMessage) (any, error) {
 	switch v.Type {
-	case TString, TText, TURL, TEmail, TDate, TDateTime, TEnum:
+	case TString, TText, TURL, tEmail, tDate, tDateTime, tEnum:
 		var s string
 		if json.Unmarshal(r, &s) != nil {
 			return nil, t.typeErr(v)
 		}
 		return t.checkString(v, s)
-	case TNumber, TInteger:
+	case TNumber, tInteger:
 		var n json.Number
 		if r = bytes.TrimSpace(r); len(r) == 0 || r[0] == '"' || json.Unmarshal(r, &n) != nil {
 			return nil, t.typeErr(v)
@@ -215,17 +215,17 @@ func (t *Template) check(v Variable, r json.RawMessage) (any, error) {
 		if err != nil || math.IsInf(f, 0) {
 			return nil, t.typeErr(v)
 		}
-		if v.Type == TInteger && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
+		if v.Type == tInteger && (f != math.Trunc(f) || math.Abs(f) > 1<<53) {
 			return nil, t.typeErr(v)
 		}
 		return number{f: f, text: n.String()}, nil
-	case TBoolean:
+	case tBoolean:
 		var b bool
 		if json.Unmarshal(r, &b) != nil {
 			return nil, t.typeErr(v)
 		}
 		return b, nil
-	case TList:
+	case tList:
 		var l []string
 		if json.Unmarshal(r, &l) != nil {
 			return nil, t.typeErr(v)
@@ -241,7 +241,7 @@ func (t *Template) check(v Variable, r json.RawMessage) (any, error) {
 			}
 		}
 		return l, nil
-	case TMap:
+	case tMap:
 		return t.checkMap(v, r)
 	case TRows:
 		return t.checkRows(v, r)
@@ -270,23 +270,23 @@ func (t *Template) checkString(v Variable, s string) (any, error) {
 			return nil, t.varErr(v, "format", "variables.%s must be an absolute http(s) URL such as https://example.com/x", v.Key)
 		}
 		return s, nil
-	case TEmail:
+	case tEmail:
 		if !formats.Email(s) {
 			return nil, t.varErr(v, "format", "variables.%s must be a plain e-mail address such as ana@example.com", v.Key)
 		}
 		return s, nil
-	case TDate:
+	case tDate:
 		if _, ok := formats.Date(s); !ok {
 			return nil, t.varErr(v, "format", "variables.%s must be a date YYYY-MM-DD such as 2025-05-01", v.Key)
 		}
 		return s, nil
-	case TDateTime:
+	case tDateTime:
 		at, ok := formats.DateTime(s)
 		if !ok {
 			return nil, t.varErr(v, "format", "variables.%s must be an RFC 3339 timestamp such as 2025-05-01T14:30:00Z", v.Key)
 		}
 		return at.Format(time.RFC3339), nil
-	case TEnum:
+	case tEnum:
 		for _, o := range v.Options {
 			if s == o {
 				return s, nil
@@ -418,23 +418,23 @@ func expect(v Variable) string {
 		return "a string"
 	case TNumber:
 		return "a number"
-	case TInteger:
+	case tInteger:
 		return "a whole number"
-	case TBoolean:
+	case tBoolean:
 		return "true or false"
 	case TURL:
 		return "an http(s) URL string"
-	case TEmail:
+	case tEmail:
 		return "an e-mail address string"
-	case TDate:
+	case tDate:
 		return `a date string "YYYY-MM-DD"`
-	case TDateTime:
+	case tDateTime:
 		return `an RFC 3339 timestamp string such as "2025-05-01T14:30:00Z"`
-	case TEnum:
+	case tEnum:
 		return "one of " + strings.Join(v.Options, ", ")
-	case TList:
+	case tList:
 		return "an array of strings"
-	case TMap:
+	case tMap:
 		return "an object of strings, numbers or booleans"
 	case TRows:
 		return "an array of objects"

@@ -52,14 +52,14 @@ var special = []struct {
 	{netip.MustParsePrefix("ff00::/8"), "multicast"},
 }
 
-// Blocked returns why ip may not be a delivery target, or "" when it may.
+// blocked returns why ip may not be a delivery target, or "" when it may.
 //
 // An IPv4-mapped IPv6 address (::ffff:0:0/96, ::ffff:a.b.c.d or ::ffff:7f00:1) is
 // judged as the IPv4 address it carries, and is dialled as that address: the
 // resolver hands back every A record in this form, so refusing the range outright
 // would refuse every IPv4 target, while judging the carried address refuses
 // ::ffff:127.0.0.1 as loopback and ::ffff:169.254.169.254 as link-local.
-func Blocked(ip netip.Addr) string {
+func blocked(ip netip.Addr) string {
 	if !ip.IsValid() {
 		return "invalid"
 	}
@@ -75,11 +75,11 @@ func Blocked(ip netip.Addr) string {
 	return ""
 }
 
-// ParseLiteral reads host as an IP address in every form resolvers and browsers
+// parseLiteral reads host as an IP address in every form resolvers and browsers
 // accept: dotted quads, IPv6 (with or without brackets), and the inet_aton forms
 // that attackers use to slip past naive checks: decimal (2130706433), hex
 // (0x7f000001), octal (0177.0.0.1) and short forms (127.1, 10.1.2).
-func ParseLiteral(host string) (netip.Addr, bool) {
+func parseLiteral(host string) (netip.Addr, bool) {
 	h := strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	if ip, err := netip.ParseAddr(h); err == nil {
 		return ip, true
@@ -127,11 +127,11 @@ func atonPart(p string) (uint64, bool) {
 	return n, err == nil
 }
 
-// CheckTarget validates a delivery target URL as given at publish time. err (for a 400)
+// checkTarget validates a delivery target URL as given at publish time. err (for a 400)
 // says why it is not a usable http(s) URL; warning is advisory: the host is a literal
 // special address, or a name that always means this machine, so the delivery will be
 // refused at dial time unless private targets are allowed.
-func CheckTarget(raw string) (u *url.URL, warning string, err error) {
+func checkTarget(raw string) (u *url.URL, warning string, err error) {
 	if len(raw) > 2048 {
 		return nil, "", errors.New("is longer than 2048 characters")
 	}
@@ -151,8 +151,8 @@ func CheckTarget(raw string) (u *url.URL, warning string, err error) {
 	// A fully qualified name may end with a dot ("localhost.", "10.0.0.1." is not an
 	// address but "localhost." resolves like "localhost"): judge it without the dot.
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if ip, ok := ParseLiteral(host); ok {
-		if why := Blocked(ip); why != "" {
+	if ip, ok := parseLiteral(host); ok {
+		if why := blocked(ip); why != "" {
 			return u, fmt.Sprintf("the address %s is %s; deliveries to it are refused", ip.Unmap(), why), nil
 		}
 		return u, "", nil
@@ -200,7 +200,7 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 		return nil, err
 	}
 	var ips []netip.Addr
-	if ip, ok := ParseLiteral(host); ok {
+	if ip, ok := parseLiteral(host); ok {
 		ips = []netip.Addr{ip}
 	} else {
 		r := d.Resolver
@@ -216,7 +216,7 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	if !d.AllowPrivate {
 		for _, ip := range ips {
-			if why := Blocked(ip); why != "" {
+			if why := blocked(ip); why != "" {
 				return nil, &RefusedError{Host: host, Addr: ip.Unmap(), Reason: why}
 			}
 		}

@@ -85,7 +85,7 @@ func TestSSRFTable(t *testing.T) {
 		{"http://[::ffff:0:a9fe:a9fe]/", false, "ipv4-translated", true},
 	}
 	for _, c := range cases {
-		u, warn, err := CheckTarget(c.url)
+		u, warn, err := checkTarget(c.url)
 		if (err != nil) != c.bad {
 			t.Errorf("%s: Check error %v, want bad=%v", c.url, err, c.bad)
 			continue
@@ -99,12 +99,12 @@ func TestSSRFTable(t *testing.T) {
 		if !c.literal {
 			continue
 		}
-		ip, ok := ParseLiteral(u.Hostname())
+		ip, ok := parseLiteral(u.Hostname())
 		if !ok {
 			t.Errorf("%s: host %q not read as an address", c.url, u.Hostname())
 			continue
 		}
-		if got := Blocked(ip); got != c.reason {
+		if got := blocked(ip); got != c.reason {
 			t.Errorf("%s: Blocked(%s) = %q, want %q", c.url, ip, got, c.reason)
 		}
 		// The dialler refuses the same addresses before connecting anywhere.
@@ -121,13 +121,13 @@ func TestSSRFTable(t *testing.T) {
 
 func TestParseLiteralRejectsNames(t *testing.T) {
 	for _, h := range []string{"example.com", "1.example", "0x", "08.0.0.1", "1.2.3.4.5", "256.1.1.1", "4294967296", ""} {
-		if ip, ok := ParseLiteral(h); ok {
-			t.Errorf("ParseLiteral(%q) = %s, want not an address", h, ip)
+		if ip, ok := parseLiteral(h); ok {
+			t.Errorf("parseLiteral(%q) = %s, want not an address", h, ip)
 		}
 	}
 	for h, want := range map[string]string{"10.1.2": "10.1.0.2", "1": "0.0.0.1", "0xA.0.0.1": "10.0.0.1"} {
-		if ip, ok := ParseLiteral(h); !ok || ip.String() != want {
-			t.Errorf("ParseLiteral(%q) = %s %v, want %s", h, ip, ok, want)
+		if ip, ok := parseLiteral(h); !ok || ip.String() != want {
+			t.Errorf("parseLiteral(%q) = %s %v, want %s", h, ip, ok, want)
 		}
 	}
 }
@@ -171,8 +171,8 @@ func TestDialChecksTheResolvedAddress(t *testing.T) {
 	}}
 	guarded := &Dialer{Resolver: r}
 	// Publishing does not resolve, so a name passes Check without a warning ...
-	if _, warn, err := CheckTarget("http://rebind.example/hook"); err != nil || warn != "" {
-		t.Fatalf("CheckTarget(rebind.example) = %q, %v", warn, err)
+	if _, warn, err := checkTarget("http://rebind.example/hook"); err != nil || warn != "" {
+		t.Fatalf("checkTarget(rebind.example) = %q, %v", warn, err)
 	}
 	_, _ = r.LookupNetIP(context.Background(), "ip", "rebind.example") // the name looked public once
 	// ... and the dial-time check sees what the name resolves to now.

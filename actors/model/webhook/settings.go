@@ -66,8 +66,8 @@ var CallbackEvents = []string{"action.executed", "approval.step_completed", "app
 	// deadlines (docs/behaviour.md): only pages with a deadline emit them
 	"approval.reminder_sent", "approval.escalated", "page.overdue"}
 
-// KnownEvents are every event type a page emits; an events filter may name any of them.
-var KnownEvents = map[string]bool{
+// knownEvents are every event type a page emits; an events filter may name any of them.
+var knownEvents = map[string]bool{
 	"action.executed": true, "approval.step_completed": true, "approval.chain_completed": true,
 	"page.expired": true, "page.viewed": true, "form.submitted": true,
 	"page.created": true, "page.published": true, "page.updated": true, "page.revoked": true,
@@ -136,7 +136,7 @@ func CheckOnAction(raw json.RawMessage, actionIDs []string, allowPrivate bool) (
 	}
 	var warnings []string
 	target := func(field, u string) error {
-		_, warn, err := CheckTarget(u)
+		_, warn, err := checkTarget(u)
 		if err != nil {
 			return fault.Field(field, "url", "%s %v", field, err)
 		}
@@ -175,11 +175,11 @@ func CheckOnAction(raw json.RawMessage, actionIDs []string, allowPrivate bool) (
 	if w := secretWarning("on_action.hmac_secret", oa.HMACSecret); w != "" {
 		warnings = append(warnings, w)
 	}
-	if len(oa.Events) > len(KnownEvents) {
-		return nil, fault.Limit("on_action.events", "max_items", len(KnownEvents), "on_action.events names at most %d event types", len(KnownEvents))
+	if len(oa.Events) > len(knownEvents) {
+		return nil, fault.Limit("on_action.events", "max_items", len(knownEvents), "on_action.events names at most %d event types", len(knownEvents))
 	}
 	for i, ev := range oa.Events {
-		if !KnownEvents[ev] {
+		if !knownEvents[ev] {
 			warnings = append(warnings, fmt.Sprintf("on_action.events[%d]: %q is not an event type; it never matches (callback events: %s)", i, ev, strings.Join(CallbackEvents, ", ")))
 		}
 	}
@@ -283,7 +283,7 @@ func CheckNotify(raw json.RawMessage, allowPrivate bool) ([]string, error) {
 			}
 			fallthrough
 		default:
-			_, warn, err := CheckTarget(c.Target)
+			_, warn, err := checkTarget(c.Target)
 			if err != nil {
 				return nil, fault.Field(at+".target", "url", "%s.target %v", at, err)
 			}

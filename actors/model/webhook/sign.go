@@ -32,8 +32,8 @@ func Signature(secret string, body []byte) string {
 	return "sha256=" + hex.EncodeToString(m.Sum(nil))
 }
 
-// StandardKey is the Standard Webhooks signing key of a secret.
-func StandardKey(secret string) []byte {
+// standardKey is the Standard Webhooks signing key of a secret.
+func standardKey(secret string) []byte {
 	if rest, ok := strings.CutPrefix(secret, "whsec_"); ok {
 		if k, err := base64.StdEncoding.DecodeString(rest); err == nil {
 			return k
@@ -44,7 +44,7 @@ func StandardKey(secret string) []byte {
 
 // StandardSignature is the webhook-signature value for one attempt.
 func StandardSignature(secret, id string, ts int64, body []byte) string {
-	m := hmac.New(sha256.New, StandardKey(secret))
+	m := hmac.New(sha256.New, standardKey(secret))
 	m.Write([]byte(id + "." + strconv.FormatInt(ts, 10) + "."))
 	m.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(m.Sum(nil))

@@ -74,6 +74,7 @@ func Check(t testing.TB, h http.Handler) http.Handler {
 			t.Errorf("openapi: %s %s -> %d: %s\n\tbody: %s", r.Method, r.URL.RequestURI(), status,
 				strings.Join(problems, "; "), Excerpt(cw.body.Bytes(), 600))
 		}
+		spec.recordShape(r, status, w.Header(), cw.body.Bytes())
 	})
 }
 

@@ -7,8 +7,8 @@ package chart
 
 import "math"
 
-// FunnelStep is the figures of one step.
-type FunnelStep struct {
+// funnelStep is the figures of one step.
+type funnelStep struct {
 	Value    float64
 	OK       bool    // the step has a value
 	Frac     float64 // bar width, 0..1: the value over the largest value
@@ -17,7 +17,7 @@ type FunnelStep struct {
 }
 
 // Funnel computes the figures of the steps (the first MaxPoints of them).
-func Funnel(values []float64) []FunnelStep {
+func Funnel(values []float64) []funnelStep {
 	values = capLen(values, MaxPoints)
 	top := 0.0
 	for _, v := range values {
@@ -25,11 +25,11 @@ func Funnel(values []float64) []FunnelStep {
 			top = max(top, v)
 		}
 	}
-	out := make([]FunnelStep, len(values))
+	out := make([]funnelStep, len(values))
 	nan := math.NaN()
 	for i, raw := range values {
 		v, ok := val(raw)
-		s := FunnelStep{Value: v, OK: ok, OfFirst: nan, FromPrev: nan}
+		s := funnelStep{Value: v, OK: ok, OfFirst: nan, FromPrev: nan}
 		if ok && top > 0 {
 			s.Frac = min(max(v/top, 0), 1)
 		}

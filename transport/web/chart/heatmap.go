@@ -34,9 +34,9 @@ func HeatSize(h HeatmapSpec) (rows, cols int) {
 	return rows, min(cols, MaxCells)
 }
 
-// HeatRange is the span of the colour scale: Min and Max when given (in order),
+// heatRange is the span of the colour scale: Min and Max when given (in order),
 // the smallest and largest drawn value otherwise; count is the number of values.
-func HeatRange(h HeatmapSpec) (lo, hi float64, count int) {
+func heatRange(h HeatmapSpec) (lo, hi float64, count int) {
 	nr, nc := HeatSize(h)
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, r := range capLen(h.Values, nr) {
@@ -80,7 +80,7 @@ func labelAt(l []string, i int) string {
 func Heatmap(h HeatmapSpec, o Options) string {
 	_, _, fs := o.size()
 	nr, nc := HeatSize(h)
-	lo, hi, count := HeatRange(h)
+	lo, hi, count := heatRange(h)
 	scale := heatScale(h.Scale)
 
 	widestV := 0.0
@@ -188,7 +188,7 @@ func Heatmap(h HeatmapSpec, o Options) string {
 				if hi > lo {
 					t = (v - lo) / (hi - lo)
 				}
-				fill, text = HeatColor(heatScales[scale].name, t)
+				fill, text = heatColor(heatScales[scale].name, t)
 			}
 			w.s(`<rect`)
 			if ok {

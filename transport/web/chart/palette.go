@@ -113,9 +113,9 @@ func heatRGB(scale int, t float64) [3]float64 {
 	return [3]float64{a[0] + (b[0]-a[0])*u, a[1] + (b[1]-a[1])*u, a[2] + (b[2]-a[2])*u}
 }
 
-// HeatColor is the fill of a cell at t in [0, 1] of the named scale as #rrggbb, and
+// heatColor is the fill of a cell at t in [0, 1] of the named scale as #rrggbb, and
 // the text colour (dark or white) with the better contrast on it.
-func HeatColor(scale string, t float64) (fill, text string) {
+func heatColor(scale string, t float64) (fill, text string) {
 	c := heatRGB(heatScale(scale), t)
 	text = textOn(c)
 	// a mid-tone where neither text colour reaches 4.5:1 is nudged lighter (under

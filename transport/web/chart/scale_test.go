@@ -99,7 +99,7 @@ func TestCleanColorAcceptsOnlyPlainColours(t *testing.T) {
 func TestHeatColoursKeepTheirTextLegible(t *testing.T) {
 	for _, scale := range []string{"green_red", "blue_red", "gray_blue", "unknown"} {
 		for i := 0; i <= 20; i++ {
-			fill, text := HeatColor(scale, float64(i)/20)
+			fill, text := heatColor(scale, float64(i)/20)
 			bg := parseHex(fill)
 			fg := parseHex(text)
 			l1, l2 := luminance(bg), luminance(fg)
@@ -109,7 +109,7 @@ func TestHeatColoursKeepTheirTextLegible(t *testing.T) {
 			}
 		}
 	}
-	if f, _ := HeatColor("green_red", math.NaN()); f != func() string { f0, _ := HeatColor("green_red", 0); return f0 }() {
+	if f, _ := heatColor("green_red", math.NaN()); f != func() string { f0, _ := heatColor("green_red", 0); return f0 }() {
 		t.Errorf("NaN position gave %s", f)
 	}
 }

@@ -3,8 +3,8 @@ package render
 // The board blocks: comparison (options side by side, the recommended one marked
 // in words and by an accent border), kanban (columns of cards with counts) and tree
 // (nested lists that fold). The rule they keep: output proportional to the input
-// and bounded: lists are cut at MaxItems, the tree at treeDepth levels and
-// MaxItems nodes in all, each cut said in a note.
+// and bounded: lists are cut at maxItems, the tree at treeDepth levels and
+// maxItems nodes in all, each cut said in a note.
 
 import (
 	"encoding/json"
@@ -56,9 +56,9 @@ func viewComparison(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	v := comparisonView{Level: stSubLevel(c, d.Title)}
 	items := d.Items
-	if len(items) > MaxItems {
-		v.More = len(items) - MaxItems
-		items = items[:MaxItems]
+	if len(items) > maxItems {
+		v.More = len(items) - maxItems
+		items = items[:maxItems]
 	}
 	// Every card lists the union of the keys in first-seen order, so the cards
 	// read row by row; a key an option lacks shows a dash. The union is bounded.
@@ -68,12 +68,12 @@ func viewComparison(c *Ctx, data json.RawMessage) (any, error) {
 	for i, it := range items {
 		values[i] = map[string]string{}
 		fields := it.Fields
-		if len(fields) > MaxItems {
-			fields = fields[:MaxItems]
+		if len(fields) > maxItems {
+			fields = fields[:maxItems]
 		}
 		for _, f := range fields {
 			k := strings.TrimSpace(f.Key.String())
-			if !seen[k] && len(keys) < MaxItems {
+			if !seen[k] && len(keys) < maxItems {
 				seen[k] = true
 				keys = append(keys, k)
 			}
@@ -137,11 +137,11 @@ func viewKanban(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	v := kanbanView{Label: firstText(d.Title.String(), "Board") + ", columns", Level: stSubLevel(c, d.Title)}
 	cols := d.Columns
-	if len(cols) > MaxItems {
-		v.More = len(cols) - MaxItems
-		cols = cols[:MaxItems]
+	if len(cols) > maxItems {
+		v.More = len(cols) - maxItems
+		cols = cols[:maxItems]
 	}
-	left := MaxItems // cards drawn over the whole board
+	left := maxItems // cards drawn over the whole board
 	for _, col := range cols {
 		kc := kanbanColumn{Label: firstText(col.Label.String(), "Untitled"), Count: len(col.Cards)}
 		cards := col.Cards
@@ -190,14 +190,14 @@ func viewTree(c *Ctx, data json.RawMessage) (any, error) {
 	if err := decode(data, &d); err != nil {
 		return nil, err
 	}
-	left := MaxItems
+	left := maxItems
 	var v treeView
 	v.Nodes, v.More = treeNodes(d.Nodes, 1, &left)
 	return v, nil
 }
 
 // treeNodes builds one level of the tree and returns how many of list it left
-// out. Each drawn node costs one of *left, so the walk visits at most MaxItems
+// out. Each drawn node costs one of *left, so the walk visits at most maxItems
 // nodes and treeDepth levels whatever the shape of the data.
 func treeNodes(list []treeData, depth int, left *int) (out []*treeNode, cut int) {
 	for i := range list {

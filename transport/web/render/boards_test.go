@@ -82,8 +82,8 @@ func TestKanban(t *testing.T) {
 func TestKanbanCardsAreBoundedOverTheWholeBoard(t *testing.T) {
 	cards := `[` + strings.TrimSuffix(strings.Repeat(`{"title":"c"},`, 600), ",") + `]`
 	doc, out := stRender(t, "kanban", `{"columns":[{"label":"A","cards":`+cards+`},{"label":"B","cards":`+cards+`}]}`, testOptions())
-	if n := len(stAll(doc, stClass("kb-card"))); n != MaxItems {
-		t.Errorf("%d cards drawn, want %d", n, MaxItems)
+	if n := len(stAll(doc, stClass("kb-card"))); n != maxItems {
+		t.Errorf("%d cards drawn, want %d", n, maxItems)
 	}
 	if !strings.Contains(out, "200 more cards not shown.") {
 		t.Errorf("no note of the cards left out")
@@ -138,11 +138,11 @@ func TestTreeDepthAndSizeAreBounded(t *testing.T) {
 	if !strings.Contains(out, "1 more nested too deeply to show.") {
 		t.Errorf("no note of the levels left out")
 	}
-	// A wide tree: MaxItems nodes in all, the rest counted.
+	// A wide tree: maxItems nodes in all, the rest counted.
 	kids := `[` + strings.TrimSuffix(strings.Repeat(`{"label":"k"},`, 700), ",") + `]`
 	doc, out = stRender(t, "tree", `{"nodes":[{"label":"a","children":`+kids+`},{"label":"b","children":`+kids+`},{"label":"c"}]}`, testOptions())
-	if n := len(stAll(doc, stClass("tree-node"))); n != MaxItems {
-		t.Errorf("%d nodes drawn, want %d", n, MaxItems)
+	if n := len(stAll(doc, stClass("tree-node"))); n != maxItems {
+		t.Errorf("%d nodes drawn, want %d", n, maxItems)
 	}
 	if !strings.Contains(out, "402 more not shown.") || !strings.Contains(out, "1 more items not shown.") {
 		t.Errorf("no notes of the nodes left out")
@@ -161,12 +161,12 @@ func TestBoardsOddData(t *testing.T) {
 			stSafe(t, doc)
 		}
 	}
-	many := `[` + strings.TrimSuffix(strings.Repeat(`{"label":"x","fields":[{"key":"k","value":1}]},`, MaxItems+2), ",") + `]`
+	many := `[` + strings.TrimSuffix(strings.Repeat(`{"label":"x","fields":[{"key":"k","value":1}]},`, maxItems+2), ",") + `]`
 	_, out := stRender(t, "comparison", `{"items":`+many+`}`, testOptions())
 	if !strings.Contains(out, "2 more options not shown.") {
 		t.Errorf("comparison: no note of the options left out")
 	}
-	cols := `[` + strings.TrimSuffix(strings.Repeat(`{"label":"x"},`, MaxItems+2), ",") + `]`
+	cols := `[` + strings.TrimSuffix(strings.Repeat(`{"label":"x"},`, maxItems+2), ",") + `]`
 	_, out = stRender(t, "kanban", `{"columns":`+cols+`}`, testOptions())
 	if !noteOrCut(out, "2 more columns not shown.") {
 		t.Errorf("kanban: no note of the columns left out")

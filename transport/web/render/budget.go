@@ -10,7 +10,7 @@ import (
 )
 
 // The output budget. Every byte a block draws goes through a sink whose limit is the
-// block's room (limits.go: BlockFactor × its stored size + BlockConst, and never more
+// block's room (limits.go: blockFactor × its stored size + blockConst, and never more
 // than what is left of the page's MaxBytes). A write past the limit fails, which
 // stops the block's template on the spot (html/template returns the writer's first
 // error), so neither the bytes nor the work of an oversized block are ever spent.

@@ -95,7 +95,7 @@ func TestAmplifyingBlocksStayWithinTheirRoom(t *testing.T) {
 func TestMarkdownIsCutWithANote(t *testing.T) {
 	// Nested quotes: 2 bytes of source for 26 bytes of HTML each.
 	src := strings.Repeat("> ", 3000) + "deep\n\n" + strings.Repeat("more text\n\n", 10)
-	out := string(Markdown(src))
+	out := string(markdown(src))
 	if len(out) > 8*len(src)+4<<10+1<<10 {
 		t.Errorf("%d bytes for %d of Markdown", len(out), len(src))
 	}
@@ -104,7 +104,7 @@ func TestMarkdownIsCutWithANote(t *testing.T) {
 	}
 	// The reference-link page: the text stays, the 50,000-character address is not
 	// repeated 4,000 times.
-	out = string(Markdown(refLinks))
+	out = string(markdown(refLinks))
 	if len(out) > 8*len(refLinks)+4<<10 {
 		t.Errorf("reference links: %d bytes", len(out))
 	}
@@ -112,7 +112,7 @@ func TestMarkdownIsCutWithANote(t *testing.T) {
 		t.Errorf("reference links: the address is drawn, or the text is lost: %.300s", out)
 	}
 	// An ordinary reference link is still a link.
-	if out := string(Markdown("see [the docs][d]\n\n[d]: https://example.com/docs")); !strings.Contains(out, `href="https://example.com/docs"`) {
+	if out := string(markdown("see [the docs][d]\n\n[d]: https://example.com/docs")); !strings.Contains(out, `href="https://example.com/docs"`) {
 		t.Errorf("ordinary reference link: %s", out)
 	}
 }

@@ -455,7 +455,7 @@ func chCategoryTable(labels []string, series []chart.Series, n int, o chart.Opti
 			t.Head = append(t.Head, "Share of "+s.Label)
 		}
 	}
-	for i := 0; i < n && i < MaxItems; i++ {
+	for i := 0; i < n && i < maxItems; i++ {
 		row := chRow{Head: chLabelOf(labels, i)}
 		for _, s := range series {
 			row.Cells = append(row.Cells, chCell(s.Values, i))
@@ -495,7 +495,7 @@ func chScatterTable(series []chart.PointSeries, o chart.Options) chTable {
 	rest := 0
 	for _, s := range series {
 		for _, p := range s.Points {
-			if len(t.Rows) >= MaxItems {
+			if len(t.Rows) >= maxItems {
 				rest++
 				continue
 			}
@@ -512,7 +512,7 @@ func chPlural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return FormatNumber(float64(n)) + " " + many
+	return formatNumber(float64(n)) + " " + many
 }
 
 // --- sparkline ---
@@ -614,7 +614,7 @@ func viewGauge(c *Ctx, data json.RawMessage) (any, error) {
 		return nil, err
 	}
 	spec := chart.GaugeSpec{Value: d.Value.value(), Max: d.Max.value(), Unit: strings.TrimSpace(d.Unit.String())}
-	for _, t := range d.Thresholds[:min(len(d.Thresholds), MaxItems)] {
+	for _, t := range d.Thresholds[:min(len(d.Thresholds), maxItems)] {
 		spec.Thresholds = append(spec.Thresholds, chart.Threshold{Value: t.Value.value(), Color: t.Color.String()})
 	}
 	title := strings.TrimSpace(d.Title.String())
@@ -622,8 +622,8 @@ func viewGauge(c *Ctx, data json.RawMessage) (any, error) {
 		title = "Gauge"
 	}
 	v := &gaugeView{SVG: chartSVG(chart.Gauge(spec, chart.Options{ID: c.ID("g"), Title: title}))}
-	if len(d.Thresholds) > MaxItems {
-		v.Note = chPlural(len(d.Thresholds)-MaxItems, "more threshold", "more thresholds") + " not shown."
+	if len(d.Thresholds) > maxItems {
+		v.Note = chPlural(len(d.Thresholds)-maxItems, "more threshold", "more thresholds") + " not shown."
 	}
 	th := chart.SortedThresholds(spec.Thresholds)
 	maxV := chart.GaugeMax(spec.Value, spec.Max)
@@ -685,9 +685,9 @@ func viewFunnel(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	v := &funnelView{}
 	steps := d.Steps
-	if extra := len(steps) - MaxItems; extra > 0 {
+	if extra := len(steps) - maxItems; extra > 0 {
 		v.Note = chPlural(extra, "more step", "more steps") + " not shown."
-		steps = steps[:MaxItems]
+		steps = steps[:maxItems]
 	}
 	vals := make([]float64, len(steps))
 	for i, s := range steps {

@@ -216,14 +216,14 @@ func viewCode(c *Ctx, data json.RawMessage) (any, error) {
 	lines := codeLines(text)
 	if len(text) > codeMaxBytes || len(lines) > codeMaxLines {
 		v.Plain = true
-		v.Note = "Shown as plain text: at " + txPlural(len(lines), "line", "lines") + " and " + FormatNumber(math.Ceil(float64(len(text))/1000)) +
+		v.Note = "Shown as plain text: at " + txPlural(len(lines), "line", "lines") + " and " + formatNumber(math.Ceil(float64(len(text))/1000)) +
 			" KB, this code is longer than the page highlights."
 		v.Code = template.HTML(template.HTMLEscapeString(text)) // #nosec: escaped
 		return v, nil
 	}
 	marked := map[int]bool{}
 	for i, n := range d.HighlightLines {
-		if i >= MaxItems {
+		if i >= maxItems {
 			break
 		}
 		if n.OK && n.V >= 1 && n.V <= float64(len(lines)) {
@@ -308,9 +308,9 @@ func viewLogs(c *Ctx, data json.RawMessage) (any, error) {
 		v.Height = "mh-400"
 	}
 	lines := d.Lines
-	// The newest lines matter most in a log: a long one keeps its last MaxItems.
-	if len(lines) > MaxItems {
-		v.Skip = len(lines) - MaxItems
+	// The newest lines matter most in a log: a long one keeps its last maxItems.
+	if len(lines) > maxItems {
+		v.Skip = len(lines) - maxItems
 		lines = lines[v.Skip:]
 	}
 	for _, l := range lines {

@@ -125,9 +125,9 @@ func viewDiff(c *Ctx, data json.RawMessage) (any, error) {
 	if len(d.Items) > 0 {
 		nums := &diffNums{OldLabel: txOr(oldLabel, "Before"), NewLabel: txOr(newLabel, "After")}
 		items := d.Items
-		if len(items) > MaxItems {
-			nums.More = len(items) - MaxItems
-			items = items[:MaxItems]
+		if len(items) > maxItems {
+			nums.More = len(items) - maxItems
+			items = items[:maxItems]
 		}
 		for _, it := range items {
 			nums.Items = append(nums.Items, diffNumber(strings.TrimSpace(it.Label.String()), it.Old, it.New, strings.TrimSpace(it.Unit.String())))
@@ -160,8 +160,8 @@ func diffTexts(oldText, newText, lang string) diffText {
 	t := diffText{OldLines: len(a), NewLines: len(b)}
 	if len(a) > diffMaxLines || len(b) > diffMaxLines || len(oldText) > diffMaxBytes || len(newText) > diffMaxBytes {
 		t.Large, t.OldText, t.NewText = true, oldText, newText
-		t.Note = "These texts are too long to compare line by line here (" + FormatNumber(float64(len(a))) + " and " +
-			FormatNumber(float64(len(b))) + " lines); both are shown whole below."
+		t.Note = "These texts are too long to compare line by line here (" + formatNumber(float64(len(a))) + " and " +
+			formatNumber(float64(len(b))) + " lines); both are shown whole below."
 		return t
 	}
 	ta, _ := codeTokens(lang, oldText, len(a))
@@ -403,10 +403,10 @@ func diffNumber(label string, o, n Number, unit string) diffNum {
 	}
 	d.Old, d.New = "—", "—"
 	if o.OK {
-		d.Old = diffUnit(FormatNumber(o.V), unit)
+		d.Old = diffUnit(formatNumber(o.V), unit)
 	}
 	if n.OK {
-		d.New = diffUnit(FormatNumber(n.V), unit)
+		d.New = diffUnit(formatNumber(n.V), unit)
 	}
 	if !o.OK || !n.OK {
 		return d
@@ -418,10 +418,10 @@ func diffNumber(label string, o, n Number, unit string) diffNum {
 	switch {
 	case delta > 0:
 		d.Dir, d.Words = "up", "up"
-		d.Change = "+" + diffUnit(FormatNumber(delta), unit)
+		d.Change = "+" + diffUnit(formatNumber(delta), unit)
 	case delta < 0:
 		d.Dir, d.Words = "down", "down"
-		d.Change = "−" + diffUnit(FormatNumber(-delta), unit)
+		d.Change = "−" + diffUnit(formatNumber(-delta), unit)
 	default:
 		d.Dir, d.Words, d.Change = "flat", "no change", "0"
 		return d
@@ -429,7 +429,7 @@ func diffNumber(label string, o, n Number, unit string) diffNum {
 	if o.V != 0 {
 		pct := math.Round(math.Abs(delta/o.V)*1000) / 10
 		if !math.IsInf(pct, 0) && !math.IsNaN(pct) {
-			d.Words += " " + FormatNumber(pct) + "%"
+			d.Words += " " + formatNumber(pct) + "%"
 		}
 	}
 	return d

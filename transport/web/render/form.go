@@ -57,16 +57,16 @@ func viewButtons(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	v := buttonsView{Vertical: d.Layout == "vertical"}
 	items := d.Items
-	if len(items) > MaxItems {
-		v.More = len(items) - MaxItems
-		items = items[:MaxItems]
+	if len(items) > maxItems {
+		v.More = len(items) - maxItems
+		items = items[:maxItems]
 	}
 	for _, it := range items {
 		b := buttonItem{Label: strings.TrimSpace(it.Label.String()), Style: it.Style, ActionID: strings.TrimSpace(it.ActionID.String())}
 		if b.Style != "primary" && b.Style != "danger" {
 			b.Style = "secondary"
 		}
-		u, safe := SafeURL(it.URL)
+		u, safe := safeURL(it.URL)
 		switch {
 		case b.ActionID != "" && c.Interactive() && c.Options().Actions[b.ActionID]:
 			b.Kind, b.FormID = "submit", c.FormID()
@@ -218,9 +218,9 @@ func viewForm(c *Ctx, data json.RawMessage) (any, error) {
 			fields[i].DefaultValue = answers[strings.TrimSpace(fields[i].FieldID.String())]
 		}
 	}
-	if len(fields) > MaxItems {
-		v.More = len(fields) - MaxItems
-		fields = fields[:MaxItems]
+	if len(fields) > maxItems {
+		v.More = len(fields) - maxItems
+		fields = fields[:maxItems]
 	}
 	used := map[string]bool{}
 	for i, f := range fields {
@@ -270,9 +270,9 @@ func formField(c *Ctx, i int, f formFieldData, used map[string]bool) formFieldVi
 	case "select", "radio", "multi_select":
 		fv.Kind = map[string]string{"select": "select", "radio": "radio", "multi_select": "multi"}[f.Type]
 		opts := f.Options
-		if len(opts) > MaxItems {
-			fv.MoreOptions = len(opts) - MaxItems
-			opts = opts[:MaxItems]
+		if len(opts) > maxItems {
+			fv.MoreOptions = len(opts) - maxItems
+			opts = opts[:maxItems]
 		}
 		for j, o := range opts {
 			if !o.Value.scalar() {
@@ -346,7 +346,7 @@ func formField(c *Ctx, i int, f formFieldData, used map[string]bool) formFieldVi
 	case fv.MaxLength == 1:
 		fv.Hint = "Up to 1 character"
 	case fv.MaxLength > 1:
-		fv.Hint = "Up to " + FormatNumber(float64(fv.MaxLength)) + " characters"
+		fv.Hint = "Up to " + formatNumber(float64(fv.MaxLength)) + " characters"
 	}
 	return fv
 }

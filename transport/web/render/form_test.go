@@ -235,21 +235,21 @@ func TestFormOddData(t *testing.T) {
 func TestFormHugeListsAreBounded(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`{"fields":[`)
-	for i := 0; i < MaxItems+7; i++ {
+	for i := 0; i < maxItems+7; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		fmt.Fprintf(&b, `{"field_id":"f%d","type":"text"}`, i)
 	}
-	b.WriteString(`,{"field_id":"s","type":"select","options":[` + strings.TrimSuffix(strings.Repeat(`{"value":"v"},`, MaxItems+3), ",") + `]}]}`)
+	b.WriteString(`,{"field_id":"s","type":"select","options":[` + strings.TrimSuffix(strings.Repeat(`{"value":"v"},`, maxItems+3), ",") + `]}]}`)
 	doc, out := stRender(t, "form", b.String(), testOptions())
-	if n := len(stAll(doc, stClass("fm-field"))); n != MaxItems {
+	if n := len(stAll(doc, stClass("fm-field"))); n != maxItems {
 		t.Errorf("%d fields drawn", n)
 	}
 	if !strings.Contains(out, "8 more fields not shown.") {
 		t.Errorf("no note of the fields left out")
 	}
-	_, out = stRender(t, "form", `{"fields":[{"field_id":"s","type":"select","options":[`+strings.TrimSuffix(strings.Repeat(`{"value":"v"},`, MaxItems+3), ",")+`]}]}`, testOptions())
+	_, out = stRender(t, "form", `{"fields":[{"field_id":"s","type":"select","options":[`+strings.TrimSuffix(strings.Repeat(`{"value":"v"},`, maxItems+3), ",")+`]}]}`, testOptions())
 	if !strings.Contains(out, "3 more options not shown.") {
 		t.Errorf("no note of the options left out")
 	}
@@ -396,7 +396,7 @@ func TestButtonsOddAndHostileData(t *testing.T) {
 			t.Errorf("payload survived unescaped")
 		}
 	}
-	many := `{"items":[` + strings.TrimSuffix(strings.Repeat(`{"label":"x","url":"/x"},`, MaxItems+4), ",") + `]}`
+	many := `{"items":[` + strings.TrimSuffix(strings.Repeat(`{"label":"x","url":"/x"},`, maxItems+4), ",") + `]}`
 	_, out := stRender(t, "buttons", many, testOptions())
 	if !strings.Contains(out, "4 more buttons not shown.") {
 		t.Errorf("no note of the buttons left out")

@@ -14,12 +14,12 @@ import (
 // colours pass color() before they reach a fill or stroke attribute.
 func init() {
 	addFuncs(template.FuncMap{
-		"md":          Markdown,
-		"mdAt":        MarkdownAt,
+		"md":          markdown,
+		"mdAt":        markdownAt,
 		"href":        href,
 		"src":         src,
 		"icon":        Icon,
-		"num":         FormatNumber,
+		"num":         formatNumber,
 		"color":       Color,
 		"widthClass":  widthClass,
 		"heightClass": heightClass,
@@ -30,21 +30,21 @@ func init() {
 	})
 }
 
-// href is SafeURL for templates: the address, or "" when it must not be linked.
+// href is safeURL for templates: the address, or "" when it must not be linked.
 func href(s string) string {
-	u, _ := SafeURL(s)
+	u, _ := safeURL(s)
 	return u
 }
 
-// src is SafeWebURL for templates: the address a browser may load, or "".
+// src is safeWebURL for templates: the address a browser may load, or "".
 func src(s string) string {
-	u, _ := SafeWebURL(s)
+	u, _ := safeWebURL(s)
 	return u
 }
 
-// FormatNumber shows a number the way people read it: integers with thousands
+// formatNumber shows a number the way people read it: integers with thousands
 // separators, others with up to 2 decimals (more only for small values).
-func FormatNumber(f float64) string {
+func formatNumber(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "–"
@@ -112,7 +112,7 @@ func Color(s, fallback string) string {
 // classes w-5 … w-100 (nearest 5 % of the container; pixel widths are read against
 // an 880 px page). "" when the width says nothing usable.
 func widthClass(size Scalar) string {
-	f, ok := Fraction(size.String())
+	f, ok := fraction(size.String())
 	if !ok {
 		return ""
 	}
@@ -120,9 +120,9 @@ func widthClass(size Scalar) string {
 	return "w-" + strconv.Itoa(min(max(n, 5), 100))
 }
 
-// Fraction reads a width as a fraction of its container: "40%", "1/3", "0.25", or a
+// fraction reads a width as a fraction of its container: "40%", "1/3", "0.25", or a
 // pixel count ("320", "320px") against an 880 px page.
-func Fraction(s string) (float64, bool) {
+func fraction(s string) (float64, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, false

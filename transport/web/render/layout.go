@@ -3,7 +3,7 @@ package render
 // The container blocks: layout (columns side by side), group (a titled, optionally
 // collapsible box) and tab (panels behind keyboard-operable tabs). They only arrange
 // nested blocks, which the core draws one level deeper through Ctx.Nested, so the
-// core's depth and block budgets bound them; their own lists are cut at MaxItems.
+// core's depth and block budgets bound them; their own lists are cut at maxItems.
 
 import (
 	"encoding/json"
@@ -62,9 +62,9 @@ func viewLayout(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	cols := d.Columns
 	v := layoutView{}
-	if len(cols) > MaxItems {
-		v.More = len(cols) - MaxItems
-		cols = cols[:MaxItems]
+	if len(cols) > maxItems {
+		v.More = len(cols) - maxItems
+		cols = cols[:maxItems]
 	}
 	widths := make([]string, len(cols))
 	for i, col := range cols {
@@ -84,7 +84,7 @@ func columnShares(widths []string) []int {
 	out := make([]int, len(widths))
 	used, unset := 0, 0
 	for i, w := range widths {
-		f, ok := Fraction(w)
+		f, ok := fraction(w)
 		if !ok || math.IsNaN(f) {
 			unset++
 			continue
@@ -161,9 +161,9 @@ func viewTab(c *Ctx, data json.RawMessage) (any, error) {
 		v.Label = "Sections"
 	}
 	tabs := d.Tabs
-	if len(tabs) > MaxItems {
-		v.More = len(tabs) - MaxItems
-		tabs = tabs[:MaxItems]
+	if len(tabs) > maxItems {
+		v.More = len(tabs) - maxItems
+		tabs = tabs[:maxItems]
 	}
 	for i, t := range tabs {
 		label := strings.TrimSpace(t.Label.String())

@@ -13,8 +13,8 @@ import (
 //
 // Output is bounded where it is written, not only where it is read (budget.go):
 //
-//   - a top-level block's HTML is at most BlockRoom(it): BlockFactor × its data's
-//     length + BlockConst bytes (DenseFactor for a chart or heatmap, or a block
+//   - a top-level block's HTML is at most blockRoom(it): blockFactor × its data's
+//     length + blockConst bytes (denseFactor for a chart or heatmap, or a block
 //     holding one); its nested blocks are drawn within it;
 //   - a page's blocks together are at most Options.MaxBytes (DefaultMaxPageBytes),
 //     plus one note of under 1 KiB when blocks were left out;
@@ -28,40 +28,40 @@ import (
 const (
 	// MaxDepth is the deepest block nesting drawn; deeper blocks show a note.
 	MaxDepth = 8
-	// MaxBlocks is the most blocks one render draws, nested ones included.
-	MaxBlocks = 2000
-	// MaxItems is the most elements drawn from one list of a block (table rows are
+	// maxBlocks is the most blocks one render draws, nested ones included.
+	maxBlocks = 2000
+	// maxItems is the most elements drawn from one list of a block (table rows are
 	// paged by max_rows first); the rest are counted in a note.
-	MaxItems = 1000
+	maxItems = 1000
 	// genericDepth and genericNodes bound the generic view of unknown data.
 	genericDepth = 6
 	genericNodes = 500
 	// genericText is the longest string the generic view shows in full.
 	genericText = 2000
 
-	// BlockFactor and BlockConst make a top-level block's room: the most bytes of
+	// blockFactor and blockConst make a top-level block's room: the most bytes of
 	// HTML it draws. The constant covers the fixed cost of small blocks (a chart of
 	// three bars is about 10 KB of SVG); the factor, markup around every value of
 	// larger ones (the block types' own examples draw at most 10× their data, nearly
 	// all of it within the constant).
-	BlockFactor = 8
-	BlockConst  = 32 << 10
-	// DenseFactor replaces BlockFactor for a chart or a heatmap, and for a block
+	blockFactor = 8
+	blockConst  = 32 << 10
+	// denseFactor replaces blockFactor for a chart or a heatmap, and for a block
 	// holding one (its data names "chart" or "heatmap"): each value of theirs, two
 	// bytes stored, is a bar or cell in two drawings and a row of their table,
 	// 100-250 bytes (a 20 × 20 heatmap of two-digit values is 1.5 KB drawn as 92 KB).
-	DenseFactor = 64
+	denseFactor = 64
 	// DefaultMaxPageBytes is the most bytes of block HTML one page draws when
 	// Options.MaxBytes is not set (serve --render-max-page-bytes).
 	DefaultMaxPageBytes = 4 << 20
 )
 
-// BlockRoom is the most bytes of HTML a top-level block draws.
-func BlockRoom(b blocks.Block) int {
+// blockRoom is the most bytes of HTML a top-level block draws.
+func blockRoom(b blocks.Block) int {
 	if dense(b) {
-		return DenseFactor*len(b.Data) + BlockConst
+		return denseFactor*len(b.Data) + blockConst
 	}
-	return BlockFactor*len(b.Data) + BlockConst
+	return blockFactor*len(b.Data) + blockConst
 }
 
 // dense reports whether b is, or may hold, a chart or a heatmap.

@@ -2,7 +2,7 @@ package render
 
 // The link blocks: link (preview cards, or one link given at the top level) and
 // file (downloadable files). The rule they keep: an address becomes an href only
-// through SafeURL and a loaded image only through SafeWebURL; a refused address
+// through safeURL and a loaded image only through safeWebURL; a refused address
 // leaves its text as plain text, never a link. Links to other sites open in a new
 // tab with rel="noopener noreferrer".
 
@@ -53,9 +53,9 @@ func viewLink(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	var v linkView
 	list := d.Links
-	if len(list) > MaxItems {
-		v.More = len(list) - MaxItems
-		list = list[:MaxItems]
+	if len(list) > maxItems {
+		v.More = len(list) - maxItems
+		list = list[:maxItems]
 	}
 	if strings.TrimSpace(d.URL) != "" {
 		top := d.linkData
@@ -76,7 +76,7 @@ func viewLink(c *Ctx, data json.RawMessage) (any, error) {
 
 func linkCardOf(l linkData) linkCard {
 	k := linkCard{Description: strings.TrimSpace(l.Description.String()), Image: src(l.Image), Favicon: src(l.Favicon)}
-	k.Href, _ = SafeURL(l.URL)
+	k.Href, _ = safeURL(l.URL)
 	k.NewTab = isAbsoluteWeb(k.Href)
 	k.Title = firstText(l.Title.String())
 	if k.Title == "" {
@@ -135,13 +135,13 @@ func viewFile(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	var v fileView
 	files := d.Files
-	if len(files) > MaxItems {
-		v.More = len(files) - MaxItems
-		files = files[:MaxItems]
+	if len(files) > maxItems {
+		v.More = len(files) - maxItems
+		files = files[:maxItems]
 	}
 	for i, f := range files {
 		it := fileItem{Type: typeText(f.MIME, f.URL), Size: sizeText(f.Size)}
-		it.Href, _ = SafeURL(f.URL)
+		it.Href, _ = safeURL(f.URL)
 		it.NewTab = isAbsoluteWeb(it.Href)
 		it.Name = firstText(f.Name.String(), fileName(it.Href), fmt.Sprintf("File %d", i+1))
 		switch mediaKind(f.MIME, f.URL) {

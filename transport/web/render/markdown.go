@@ -24,11 +24,11 @@ import (
 // keeps only ordinary text markup, http/https/mailto links (rel="noopener
 // noreferrer", new tab for absolute links) and http(s) images. Headings are moved
 // down so an agent's "# Heading" sits one level under the heading it falls under
-// (MarkdownAt: the block's title, or what holds an untitled block), at most h6.
+// (markdownAt: the block's title, or what holds an untitled block), at most h6.
 
-// MaxMarkdown is the longest Markdown field rendered as Markdown (bytes); longer
+// maxMarkdown is the longest Markdown field rendered as Markdown (bytes); longer
 // text is shown as plain text, so rendering stays linear in the input.
-const MaxMarkdown = 100_000
+const maxMarkdown = 100_000
 
 // What one Markdown field draws is bounded by its own length n, whatever it holds:
 //
@@ -79,17 +79,17 @@ var (
 	})
 )
 
-// Markdown renders an agent's Markdown as sanitised HTML, its "# Heading" an h3 (a
+// markdown renders an agent's Markdown as sanitised HTML, its "# Heading" an h3 (a
 // top-level block's title is an h2).
-func Markdown(src string) template.HTML { return MarkdownAt(3, src) }
+func markdown(src string) template.HTML { return markdownAt(3, src) }
 
-// MarkdownAt renders an agent's Markdown as sanitised HTML, its "# Heading" at level
+// markdownAt renders an agent's Markdown as sanitised HTML, its "# Heading" at level
 // h1 (2..6; "## Heading" one below, and so on, at most h6).
-func MarkdownAt(h1 int, src string) template.HTML {
+func markdownAt(h1 int, src string) template.HTML {
 	if src == "" {
 		return ""
 	}
-	if len(src) > MaxMarkdown {
+	if len(src) > maxMarkdown {
 		return template.HTML(`<p class="plain">` + template.HTMLEscapeString(src) + `</p>`)
 	}
 	conv := md
@@ -214,7 +214,7 @@ func (linkBudget) Transform(doc *ast.Document, reader text.Reader, _ parser.Cont
 	}
 }
 
-// headingTop is the parser context's level for a Markdown "# Heading" (MarkdownAt).
+// headingTop is the parser context's level for a Markdown "# Heading" (markdownAt).
 var headingTop = parser.NewContextKey()
 
 // headingShift moves Markdown headings down so that level 1 becomes the context's

@@ -1,8 +1,8 @@
 package render
 
 // The media blocks: image, gallery, embed and evidence_gallery. The rule they keep:
-// nothing is loaded from an address SafeWebURL refuses (only http(s) and this
-// origin), nothing is linked that SafeURL refuses, and an address that fails is
+// nothing is loaded from an address safeWebURL refuses (only http(s) and this
+// origin), nothing is linked that safeURL refuses, and an address that fails is
 // said in words ("Image not shown: unsupported address"), never put in an
 // attribute. Images never overflow their box. Only YouTube and Vimeo videos are
 // framed, sandboxed, from the providers' player addresses (embed_providers.go);
@@ -169,7 +169,7 @@ func viewImage(c *Ctx, data json.RawMessage) (any, error) {
 		return nil, err
 	}
 	v := imageView{Caption: strings.TrimSpace(d.Caption.String()), Width: widthClass(d.Width)}
-	v.Src, _ = SafeWebURL(d.URL)
+	v.Src, _ = safeWebURL(d.URL)
 	v.Unsafe = v.Src == ""
 	v.Inline = v.Unsafe && len(strings.TrimSpace(d.URL)) >= 5 && strings.EqualFold(strings.TrimSpace(d.URL)[:5], "data:")
 	v.Alt = firstText(d.Alt.String(), v.Caption, d.Title.String())
@@ -233,14 +233,14 @@ func viewGallery(c *Ctx, data json.RawMessage) (any, error) {
 		v.Cols = int(math.Min(d.MaxCol.V, 6))
 	}
 	items := d.Items
-	if len(items) > MaxItems {
-		v.More = len(items) - MaxItems
-		items = items[:MaxItems]
+	if len(items) > maxItems {
+		v.More = len(items) - maxItems
+		items = items[:maxItems]
 	}
 	for i, it := range items {
 		g := galleryItem{Kind: mediaKind(it.MIME, it.URL), Caption: strings.TrimSpace(it.Caption.String()),
 			Type: typeText(it.MIME, it.URL), Size: sizeText(it.Size)}
-		g.Href, _ = SafeURL(it.URL)
+		g.Href, _ = safeURL(it.URL)
 		g.NewTab = isAbsoluteWeb(g.Href)
 		g.Name = firstText(g.Caption, fileName(it.URL), fmt.Sprintf("Item %d", i+1))
 		if g.Kind == "image" {
@@ -280,7 +280,7 @@ func viewEmbed(c *Ctx, data json.RawMessage) (any, error) {
 		return nil, err
 	}
 	v := embedView{Kind: d.Type, Width: widthClass(d.Width)}
-	v.Src, _ = SafeWebURL(d.URL)
+	v.Src, _ = safeWebURL(d.URL)
 	v.NewTab = isAbsoluteWeb(v.Src)
 	if v.Src == "" {
 		return v, nil
@@ -362,9 +362,9 @@ func viewEvidence(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	var v evidenceView
 	items := d.Items
-	if len(items) > MaxItems {
-		v.More = len(items) - MaxItems
-		items = items[:MaxItems]
+	if len(items) > maxItems {
+		v.More = len(items) - maxItems
+		items = items[:maxItems]
 	}
 	for i, it := range items {
 		e := evidenceItem{Kind: it.Type, Caption: strings.TrimSpace(it.Caption.String()), UploadedBy: strings.TrimSpace(it.UploadedBy.String())}
@@ -378,7 +378,7 @@ func viewEvidence(c *Ctx, data json.RawMessage) (any, error) {
 				e.Kind = "document"
 			}
 		}
-		e.Href, _ = SafeURL(it.URL)
+		e.Href, _ = safeURL(it.URL)
 		e.NewTab = isAbsoluteWeb(e.Href)
 		e.Src = src(it.URL)
 		e.Name = firstText(fileName(it.URL), fmt.Sprintf("Item %d", i+1))

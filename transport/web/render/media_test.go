@@ -419,7 +419,7 @@ func TestMediaOddData(t *testing.T) {
 		}
 	}
 	many := func(item string) string {
-		return "[" + strings.TrimSuffix(strings.Repeat(item+",", MaxItems+9), ",") + "]"
+		return "[" + strings.TrimSuffix(strings.Repeat(item+",", maxItems+9), ",") + "]"
 	}
 	for _, tc := range []struct{ typ, data, note string }{
 		{"gallery", `{"items":` + many(`{"url":"/a.png"}`) + `}`, "9 more items not shown."},

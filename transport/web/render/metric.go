@@ -74,9 +74,9 @@ func viewMetric(c *Ctx, data json.RawMessage) (any, error) {
 		v.Single = &one
 	}
 	items := d.Items
-	if extra := len(items) - MaxItems; extra > 0 {
+	if extra := len(items) - maxItems; extra > 0 {
 		v.Note = chPlural(extra, "more metric", "more metrics") + " not shown."
-		items = items[:MaxItems]
+		items = items[:maxItems]
 	}
 	for i, it := range items {
 		card := metricCard{
@@ -155,5 +155,5 @@ func metricValue(s string) string {
 	if err != nil {
 		return s
 	}
-	return FormatNumber(f)
+	return formatNumber(f)
 }

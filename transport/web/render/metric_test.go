@@ -103,7 +103,7 @@ func TestMetricHostileAndOddData(t *testing.T) {
 		items = append(items, `{"label":"m","value":1}`)
 	}
 	_, doc := chRender(t, "metric", `{"items":[`+strings.Join(items, ",")+`]}`)
-	if n := len(chFind(doc, chClass("mt-card"))); n != MaxItems {
+	if n := len(chFind(doc, chClass("mt-card"))); n != maxItems {
 		t.Errorf("%d cards drawn", n)
 	}
 	chContains(t, "note", chTexts(chFind(doc, chClass("ch-note"))), "500 more metrics not shown.")

@@ -104,9 +104,9 @@ func viewTimeline(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	var v timelineView
 	events := d.Events
-	if len(events) > MaxItems {
-		v.More = len(events) - MaxItems
-		events = events[:MaxItems]
+	if len(events) > maxItems {
+		v.More = len(events) - maxItems
+		events = events[:maxItems]
 	}
 	for _, e := range events {
 		ev := timelineEvent{Event: firstText(e.Event.String(), "(untitled event)"), Detail: strings.TrimSpace(e.Detail.String()), Icon: Icon(e.Icon)}
@@ -157,9 +157,9 @@ func viewStepper(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	v := stepperView{Total: len(d.Steps)}
 	steps := d.Steps
-	if len(steps) > MaxItems {
-		v.More = len(steps) - MaxItems
-		steps = steps[:MaxItems]
+	if len(steps) > maxItems {
+		v.More = len(steps) - maxItems
+		steps = steps[:maxItems]
 	}
 	if cur < len(d.Steps) {
 		v.Current = cur + 1
@@ -243,7 +243,7 @@ func remainingText(secs int64) string {
 				if q != 1 {
 					name += "s"
 				}
-				parts = append(parts, FormatNumber(float64(q))+" "+name)
+				parts = append(parts, formatNumber(float64(q))+" "+name)
 			}
 			secs -= q * u.n
 			if len(parts) == 2 || (len(parts) == 1 && q == 0) {

@@ -1,8 +1,8 @@
 // Package render draws content blocks as HTML for the review page. It is pure: block
 // data in, HTML out, with no actors, storage or HTTP. Everything an agent wrote is
 // untrusted: text goes through html/template's contextual escaping, Markdown through
-// Markdown (goldmark, then an allow-list sanitiser), and every address through
-// SafeURL before it reaches an attribute.
+// markdown (goldmark, then an allow-list sanitiser), and every address through
+// safeURL before it reaches an attribute.
 //
 // Each block type has a view function (Go: data -> view model, registered with
 // register) and a template of the same name in templates/. The view function decodes
@@ -78,7 +78,7 @@ func (o *Options) maxBytes() int {
 	return DefaultMaxPageBytes
 }
 
-// budget is what one render call has left: blocks to draw (MaxBlocks), bytes of
+// budget is what one render call has left: blocks to draw (maxBlocks), bytes of
 // the page's MaxBytes, and the top-level blocks left out because those ran out.
 type budget struct {
 	blocks  int
@@ -96,7 +96,7 @@ func (b *budget) sinkAt(depth int, buf *bytes.Buffer, limit int) *sink {
 	return s
 }
 
-func newBudget(opt *Options) *budget { return &budget{blocks: MaxBlocks, page: opt.maxBytes()} }
+func newBudget(opt *Options) *budget { return &budget{blocks: maxBlocks, page: opt.maxBytes()} }
 
 // Cache keeps drawn blocks. Keys name a block's content and every option it was
 // drawn with; a value is the exact HTML to write again. Implementations bound
@@ -270,14 +270,14 @@ func Block(buf *bytes.Buffer, b blocks.Block, opt Options) {
 	drawBlock(buf, topCtx(&opt, b, newBudget(&opt)), b)
 }
 
-// topCtx is the context of a top-level block: its room is BlockRoom of its data,
+// topCtx is the context of a top-level block: its room is blockRoom of its data,
 // at most what is left of the page.
 func topCtx(opt *Options, b blocks.Block, budget *budget) *Ctx {
 	return &Ctx{opt: opt, depth: 1, dom: BlockDOMID(b.ID), budget: budget, room: min(fullRoom(opt, b), budget.page)}
 }
 
 // fullRoom is a top-level block's room on a page with room to spare.
-func fullRoom(opt *Options, b blocks.Block) int { return min(BlockRoom(b), opt.maxBytes()) }
+func fullRoom(opt *Options, b blocks.Block) int { return min(blockRoom(b), opt.maxBytes()) }
 
 // BlockDOMID is the DOM id of a top-level block: "blk-" + its id when the id is made
 // of [A-Za-z0-9_-] (always so for ids the service assigns), else "blk-x" + a hash,

@@ -117,7 +117,7 @@ func TestSafeURLKeepsOnlyWebAndMailAddresses(t *testing.T) {
 		"data:text/html,<script>": false, "data:image/png;base64,AAAA": false, "vbscript:msgbox": false,
 		"//evil.example/x": false, "/\\evil.example": false, "file:///etc/passwd": false, "https:/nohost": false, "": false,
 	} {
-		if _, ok := SafeURL(in); ok != want {
+		if _, ok := safeURL(in); ok != want {
 			t.Errorf("SafeURL(%q) ok = %v, want %v", in, ok, want)
 		}
 	}

@@ -5,13 +5,13 @@ import (
 	"strings"
 )
 
-// SafeURL is the one check every address an agent sends passes before it reaches
+// safeURL is the one check every address an agent sends passes before it reaches
 // an href, src or action: only http, https and mailto survive, plus paths on this
 // origin ("/…", never "//host", which is another origin). Control characters and
 // backslashes are refused outright (browsers strip or rewrite them, which is how
 // "java\tscript:" and "/\evil.example" slip past naive checks). ok is false for
 // anything else, and the caller shows the address as text or not at all.
-func SafeURL(raw string) (string, bool) {
+func safeURL(raw string) (string, bool) {
 	s := strings.TrimSpace(raw)
 	if s == "" || len(s) > 4096 {
 		return "", false
@@ -43,10 +43,10 @@ func SafeURL(raw string) (string, bool) {
 	return "", false
 }
 
-// SafeWebURL is SafeURL without mailto: for what a browser loads (images, media,
+// safeWebURL is safeURL without mailto: for what a browser loads (images, media,
 // embeds), where only http(s) and this origin make sense.
-func SafeWebURL(raw string) (string, bool) {
-	s, ok := SafeURL(raw)
+func safeWebURL(raw string) (string, bool) {
+	s, ok := safeURL(raw)
 	if !ok || strings.HasPrefix(strings.ToLower(s), "mailto:") {
 		return "", false
 	}

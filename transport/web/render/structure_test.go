@@ -522,18 +522,18 @@ func TestStructureHugeListsAreBounded(t *testing.T) {
 		return "[" + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + "]"
 	}
 	for _, tc := range []struct{ typ, data, note string }{
-		{"timeline", `{"events":` + many(MaxItems+50, `{"event":"e","time":"2024-01-01"}`) + `}`, "50 more events not shown."},
-		{"stepper", `{"steps":` + many(MaxItems+3, `{"label":"s"}`) + `}`, "3 more steps not shown."},
-		{"tab", `{"tabs":` + many(MaxItems+1, `{"label":"t"}`) + `}`, "1 more tabs not shown."},
-		{"layout", `{"columns":` + many(MaxItems+2, `{}`) + `}`, "2 more columns not shown."},
+		{"timeline", `{"events":` + many(maxItems+50, `{"event":"e","time":"2024-01-01"}`) + `}`, "50 more events not shown."},
+		{"stepper", `{"steps":` + many(maxItems+3, `{"label":"s"}`) + `}`, "3 more steps not shown."},
+		{"tab", `{"tabs":` + many(maxItems+1, `{"label":"t"}`) + `}`, "1 more tabs not shown."},
+		{"layout", `{"columns":` + many(maxItems+2, `{}`) + `}`, "2 more columns not shown."},
 	} {
 		doc, out := stRender(t, tc.typ, tc.data, testOptions())
 		stNoFallback(t, doc)
 		if !noteOrCut(out, tc.note) {
 			t.Errorf("%s: no note %q", tc.typ, tc.note)
 		}
-		if len(out) > 600*MaxItems {
-			t.Errorf("%s: %d bytes for %d items", tc.typ, len(out), MaxItems)
+		if len(out) > 600*maxItems {
+			t.Errorf("%s: %d bytes for %d items", tc.typ, len(out), maxItems)
 		}
 	}
 }

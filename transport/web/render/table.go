@@ -4,7 +4,7 @@ package render
 // and "show all" added by js/text.js, and all rows present without script) and
 // key_value (labelled values as a definition list, in a column, a row or a grid of
 // cards, with status badges that say their status in words). Cell text reaches the
-// page through html/template only; rows are cut at MaxItems, columns at
+// page through html/template only; rows are cut at maxItems, columns at
 // tableMaxCols, and rows times columns at tableMaxCells.
 
 import (
@@ -82,9 +82,9 @@ func viewTable(c *Ctx, data json.RawMessage) (any, error) {
 		cols = cols[:tableMaxCols]
 	}
 	rows := d.Rows
-	maxRows := MaxItems
+	maxRows := maxItems
 	if len(cols) > 0 {
-		maxRows = min(MaxItems, tableMaxCells/len(cols))
+		maxRows = min(maxItems, tableMaxCells/len(cols))
 	}
 	if len(rows) > maxRows {
 		v.More = len(rows) - maxRows
@@ -243,9 +243,9 @@ func viewKeyValue(c *Ctx, data json.RawMessage) (any, error) {
 		v.Layout = l
 	}
 	pairs := d.Pairs
-	if len(pairs) > MaxItems {
-		v.More = len(pairs) - MaxItems
-		pairs = pairs[:MaxItems]
+	if len(pairs) > maxItems {
+		v.More = len(pairs) - maxItems
+		pairs = pairs[:maxItems]
 	}
 	for _, p := range pairs {
 		kp := kvPair{Key: strings.TrimSpace(p.Key.String()), Value: txDisplay(p.Value)}

@@ -3,7 +3,7 @@ package render
 // The prose blocks: text and rich_text (Markdown through md only), callout (a
 // coloured note whose kind is also said in words and shown by its icon's shape),
 // thread (a conversation) and divider. Everything an agent wrote reaches the page
-// through html/template or the Markdown sanitiser; avatar addresses pass SafeWebURL.
+// through html/template or the Markdown sanitiser; avatar addresses pass safeWebURL.
 
 import (
 	"bytes"
@@ -44,7 +44,7 @@ func txPlural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return FormatNumber(float64(n)) + " " + many
+	return formatNumber(float64(n)) + " " + many
 }
 
 // txFlag is a boolean an agent may also send as "true"/"false" (or 1/0); anything
@@ -216,9 +216,9 @@ func viewThread(c *Ctx, data json.RawMessage) (any, error) {
 	}
 	msgs := d.Messages
 	v := threadView{MdLevel: stSubLevel(c, d.Title)}
-	if len(msgs) > MaxItems {
-		v.More = len(msgs) - MaxItems
-		msgs = msgs[:MaxItems]
+	if len(msgs) > maxItems {
+		v.More = len(msgs) - maxItems
+		msgs = msgs[:maxItems]
 	}
 	for _, m := range msgs {
 		tm := threadMessage{Author: txClip(strings.TrimSpace(m.Author.String()), 200), Time: strings.TrimSpace(m.Time.String()),
@@ -228,7 +228,7 @@ func viewThread(c *Ctx, data json.RawMessage) (any, error) {
 			tm.Author = "Unknown"
 		}
 		avatar := strings.TrimSpace(m.Avatar.String())
-		if u, ok := SafeWebURL(avatar); ok {
+		if u, ok := safeWebURL(avatar); ok {
 			tm.Avatar = u
 		} else if avatar != "" && !strings.ContainsAny(avatar, ":/.") && utf8.RuneCountInString(avatar) <= 3 {
 			tm.Initials = strings.ToUpper(string([]rune(avatar)[:min(2, utf8.RuneCountInString(avatar))]))

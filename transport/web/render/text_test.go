@@ -366,7 +366,7 @@ func TestTextGroupSurvivesOddData(t *testing.T) {
 	}
 }
 
-// Huge lists are cut at MaxItems with a note, so the output stays bounded.
+// Huge lists are cut at maxItems with a note, so the output stays bounded.
 func TestTextGroupBoundsHugeLists(t *testing.T) {
 	n := 5000
 	var msgs, lines, pairs, rows, items []string
@@ -495,7 +495,7 @@ func TestMarkdownHeadingsStartBelowTheBlocksOwnHeading(t *testing.T) {
 		}
 		prev = l
 	}
-	if got := levels(txParse(t, string(MarkdownAt(6, "# a\n\n## b\n\n###### c")))); fmt.Sprint(got) != "[6 6 6]" {
+	if got := levels(txParse(t, string(markdownAt(6, "# a\n\n## b\n\n###### c")))); fmt.Sprint(got) != "[6 6 6]" {
 		t.Errorf("capped at h6: h%v", got)
 	}
 }

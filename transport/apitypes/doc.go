@@ -1,0 +1,15 @@
+// Package apitypes holds the named answers of Folio's HTTP API, defined once: the
+// server (transport/httpapi) encodes them and the Go client (transport/client)
+// decodes the same types, which it re-exports under its own names. Their JSON
+// names are the wire names of transport/httpapi/openapi.json; the client's
+// TestTypesMatchTheOpenAPIDocument checks them.
+//
+// The package imports nothing of Folio: the client stays usable on its own, and
+// the server depends on the wire shapes, not on its client.
+//
+// Conventions:
+//   - A member that is null on the wire when unset is a NullTime or NullString
+//     (zero <-> null) where the server has no other way to say "unset", and a
+//     pointer where null and empty differ (a comment may be "").
+//   - Open-ended JSON (block data) is json.RawMessage.
+package apitypes
