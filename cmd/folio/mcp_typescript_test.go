@@ -165,3 +165,58 @@ func tsSDK(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestTheTypeScriptSDKPublishesActionsThatDeclareTheirOutcome: an agent on the
+// official TypeScript SDK sees, in every tool that takes actions, decision as the
+// enum approve, reject, none and final as a boolean, and a page it publishes with
+// a neutral non-final Snooze, a final approval and a rejection holds the same
+// actions as the page the HTTP API publishes from the same request.
+func TestTheTypeScriptSDKPublishesActionsThatDeclareTheirOutcome(t *testing.T) {
+	p := start(t, t.TempDir(), freeAddr(t))
+	key := registerAgent(t, p, "ts-verdict")
+	actions := []any{
+		map[string]any{"action_id": "snooze", "label": "Snooze 1 day", "decision": "none", "final": false},
+		map[string]any{"action_id": "ship", "label": "Ship it", "decision": "approve"},
+		map[string]any{"action_id": "stop", "label": "Stop", "decision": "reject", "final": true},
+	}
+	actionsJSON, _ := json.Marshal(actions)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	script, _ := filepath.Abs("testdata/ts_sdk_verdict.mjs")
+	cmd := exec.CommandContext(ctx, "node", script)
+	cmd.Env = append(os.Environ(), "SDK_DIR="+tsSDK(t), "MCP_URL="+p.base+"/mcp", "FOLIO_API_KEY="+key, "ACTIONS="+string(actionsJSON))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the TypeScript agent: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		Schemas map[string]map[string]map[string]any `json:"schemas"`
+		PageID  string                               `json:"pageId"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("the agent printed %q: %v", out, err)
+	}
+	for _, name := range []string{"publish_page", "create_draft", "request_approval", "update_page"} {
+		props := got.Schemas[name]
+		if enum, _ := json.Marshal(props["decision"]["enum"]); string(enum) != `["approve","reject","none"]` || props["final"]["type"] != "boolean" {
+			t.Errorf("%s lists actions[].decision %v and actions[].final %v; want the enum approve, reject, none and a boolean", name, props["decision"], props["final"])
+		}
+	}
+	storedActions := func(id string) string {
+		st, page, err := p.call("GET", "/v1/pages/"+id, key, nil)
+		if err != nil || st != 200 {
+			t.Fatalf("GET page %s: %d %v", id, st, err)
+		}
+		b, _ := json.Marshal(page["actions"])
+		return string(b)
+	}
+	st, byAPI, err := p.call("POST", "/v1/pages", key, map[string]any{"title": "Deploy 4.2?", "actions": actions})
+	if err != nil || st != 201 {
+		t.Fatalf("publish through the API: %d %v %v", st, byAPI, err)
+	}
+	if mcp, api := storedActions(got.PageID), storedActions(byAPI["pageId"].(string)); mcp != api {
+		t.Errorf("the page published over MCP holds the actions %s, the API's %s", mcp, api)
+	}
+}

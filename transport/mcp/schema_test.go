@@ -63,7 +63,7 @@ func TestToolsAreAnnotatedAndTheirSchemasPortable(t *testing.T) {
 	}{
 		{"request_approval", "inputSchema.properties.priority", []string{"low", "normal", "high", "urgent"}},
 		{"publish_page", "inputSchema.properties.actions.items.properties.style", []string{"primary", "secondary", "danger"}},
-		{"publish_page", "inputSchema.properties.actions.items.properties.decision", []string{"approve", "reject"}},
+		{"publish_page", "inputSchema.properties.actions.items.properties.decision", []string{"approve", "reject", "none"}},
 		{"create_draft", "inputSchema.properties.approval_chain.properties.mode", []string{"sequential", "parallel"}},
 		{"update_page", "inputSchema.properties.actions.items.properties.style", []string{"primary", "secondary", "danger"}},
 		{"list_inbox", "inputSchema.properties.status", []string{"unread", "read", "archived"}},

@@ -64,7 +64,7 @@ func blocksOf(in []Block) ([]client.Block, error) {
 func actionsOf(in []Action) []client.Action {
 	out := make([]client.Action, len(in))
 	for i, a := range in {
-		out[i] = client.Action{ActionID: a.ActionID, Label: a.Label, Style: a.Style, Decision: a.Decision, Confirm: a.Confirm}
+		out[i] = client.Action{ActionID: a.ActionID, Label: a.Label, Style: a.Style, Decision: a.Decision, Final: a.Final, Confirm: a.Confirm}
 	}
 	return out
 }

@@ -62,8 +62,10 @@ type Action struct {
 	ActionID string `json:"action_id" jsonschema:"the id you get back when it is pressed, such as approve or reject (letters, digits, _ . : -)"`
 	Label    string `json:"label,omitempty" jsonschema:"the button's text (default: action_id)"`
 	Style    string `json:"style,omitempty" enum:"primary,secondary,danger" jsonschema:"how the button looks; danger asks the person to confirm"`
-	Decision string `json:"decision,omitempty" enum:"approve,reject" jsonschema:"what pressing it decides (default: approve for most ids, reject for reject, deny, decline and danger buttons)"`
-	Confirm  bool   `json:"confirm,omitempty" jsonschema:"true: the person confirms in a dialog that names the action and the page version before it is sent, as for a danger button (default false)"`
+	Decision string `json:"decision,omitempty" enum:"approve,reject,none" jsonschema:"what pressing it decides: approve, reject, or none (a neutral outcome such as snooze or acknowledge: it decides no approval step and counts as neither approval nor rejection). Default: reject for reject, deny, decline and danger buttons, else approve"`
+	// Final is a pointer so that absent (the API's default, true) and false differ.
+	Final   *bool `json:"final,omitempty" jsonschema:"false: pressing it records the step and tells you (the action comes back with final false) while the page stays open for a decision, as for snooze, acknowledge or request changes; each person presses it once. Default true: pressing it ends the page"`
+	Confirm bool  `json:"confirm,omitempty" jsonschema:"true: the person confirms in a dialog that names the action and the page version before it is sent, as for a danger button (default false)"`
 }
 
 // defaultActions are the buttons of a page published without any: it can be decided.

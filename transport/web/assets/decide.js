@@ -129,4 +129,20 @@
       }
     }
   });
+
+  // Room for the bar: where it is fixed at the bottom (narrow screens), --dbar-h is
+  // its height, which the page keeps as bottom padding and scroll padding
+  // (decide.css), so nothing scrolled to the bottom edge is under it. When the bar
+  // grows (a live-change notice, "the page changed"), the page scrolls by as much,
+  // so what was just above the bar stays in view, uncovered.
+  var bar = $(".dbar");
+  if (bar && window.ResizeObserver) {
+    var last = 0;
+    new ResizeObserver(function () {
+      var h = getComputedStyle(bar).position === "fixed" ? Math.ceil(bar.getBoundingClientRect().height) : 0;
+      document.documentElement.style.setProperty("--dbar-h", h + "px");
+      if (last && h > last) window.scrollBy(0, h - last);
+      last = h;
+    }).observe(bar);
+  }
 })();
