@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -251,9 +250,10 @@ func (s *Site) reviewOf(o *page.Opened, now time.Time, me *meView, withBlocks bo
 	v.renderOptions = s.renderOptions(p, v.Decide, now)
 	if withBlocks {
 		v.renderOptions.Threads = s.threadsOf(p, o.Comments, status, me, ask)
-		var blocks bytes.Buffer
-		render.Page(&blocks, shownBlocks(p), v.renderOptions)
+		blocks := getBuf() // pooled: a page's blocks run to hundreds of KB, grown once
+		render.Page(blocks, shownBlocks(p), v.renderOptions)
 		v.Blocks = htmlOf(blocks.String())
+		putBuf(blocks)
 	}
 	v.Files = filesOf(p, o.Files, status)
 	v.Files.Closed = closedWhy(status, "files")
