@@ -3,7 +3,9 @@
 package persistence
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -281,4 +283,59 @@ func TestTwoGroupsLockingInOppositeOrdersDoNotDeadlock(t *testing.T) {
 		t.Fatalf("re-runs %v, both groups committed after %v: want no deadlock (PostgreSQL detects one after 1 s)", counts, took)
 	}
 	t.Logf("re-runs %v, %v", counts, took)
+}
+
+// TestAStatementTheDatabaseCancelsIsTryAgain: a write whose statement the database
+// cancels (here by statement_timeout, while another node holds the row; a server
+// shutting down or restarting answers the same way) tells its caller to try again
+// (ErrUnavailable, a 503), and does not hand the database's error back as the
+// function's own (a 500). What the function wrote is not committed.
+func TestAStatementTheDatabaseCancelsIsTryAgain(t *testing.T) {
+	url := pgtest.URL(t)
+	holder, err := OpenURL(url, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Close() })
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	impatient, err := OpenURL(url+sep+"statement_timeout=300", "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = impatient.Close() })
+	if err := holder.Update(func(tx *Tx) error { return tx.Put("hot", []byte("k"), []byte("v1")) }); err != nil {
+		t.Fatal(err)
+	}
+	locked, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- holder.Update(func(tx *Tx) error {
+			_ = tx.Get("hot", []byte("k")) // locks the row until this commits
+			close(locked)
+			<-release
+			return nil
+		})
+	}()
+	<-locked
+	err = impatient.Update(func(tx *Tx) error {
+		_ = tx.Get("hot", []byte("k")) // waits for the row: cancelled after 300 ms
+		return tx.Put("hot", []byte("other"), []byte("x"))
+	})
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("the cancelled write answered %v, want ErrUnavailable (try again)", err)
+	}
+	var got []byte
+	if err := holder.View(func(tx *Tx) error { got = tx.Get("hot", []byte("other")); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got != nil {
+		t.Fatalf("the cancelled function's write was committed: %q", got)
+	}
 }

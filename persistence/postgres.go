@@ -200,8 +200,10 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) (int, error) 
 			for try := 0; ; try++ {
 				tx := &Tx{t: t}
 				ferr := runSafely(fn, tx)
+				engine := tx.err != nil // the database failed one of its statements
 				if ferr == nil {
 					ferr = t.flush(true) // the function's writes, and its savepoint released
+					engine = ferr != nil
 				}
 				if ferr == nil {
 					break
@@ -223,6 +225,14 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) (int, error) 
 				if retryable(ferr) || insertRace(ferr) {
 					return ferr // the transaction is lost: run the group again
 				}
+				// A statement the database failed (it went away, restarted, was
+				// cancelled) is no answer about the function: its caller is told to
+				// try again (ErrUnavailable, 503), never given the database's error
+				// as the function's own (a 500). The function alone is undone, so one
+				// that fails every time cannot keep the others of its group out.
+				if engine && transient(ferr) {
+					ferr = unavailable{ferr}
+				}
 				errs[i] = ferr
 				if err := t.undo(); err != nil {
 					return err
@@ -236,6 +246,23 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) (int, error) 
 		return 0, err
 	}
 	return done, nil
+}
+
+// transient: the database did not carry a statement out because of its own state
+// (the connection failed, the server is shutting down or starting up, out of
+// resources, the statement cancelled), not because of what was asked: asking
+// again may work. An error that is not the server's answer at all is the
+// connection's.
+func transient(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return true
+	}
+	switch pe.Code[:min(2, len(pe.Code))] {
+	case "08", "53", "57", "58":
+		return true
+	}
+	return false
 }
 
 // lockBusy: a lock wait ran past lock_timeout (lock_not_available).

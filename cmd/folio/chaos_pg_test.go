@@ -31,7 +31,7 @@ func startNginx(t *testing.T, nodes []*proc) string {
 	for i, p := range nodes {
 		ns = append(ns, nginxconf.Node{Name: nodeName(i + 1), Addr: strings.TrimPrefix(p.base, "http://")})
 	}
-	listen := freeAddr(t)
+	listen := fmt.Sprintf("127.0.0.1:%d", consecutiveFreePorts(t, 1)) // below the ephemeral range (consecutiveFreePorts)
 	main, err := writeNginx(t.TempDir(), ns, listen)
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +181,15 @@ func TestAPostgreSQLRestartUnderLoadThroughNginx(t *testing.T) {
 	defer mu.Unlock()
 	for _, w := range wrong {
 		t.Error(w)
+	}
+	if len(wrong) > 0 { // what the nodes logged about the requests that failed
+		for _, p := range nodes {
+			for _, l := range strings.Split(p.log.String(), "\n") {
+				if strings.Contains(l, "level=ERROR") {
+					t.Log(p.base, l)
+				}
+			}
+		}
 	}
 	t.Logf("%d pages acknowledged; told to try again or failed at nginx while the database was away: %v; the first publish acknowledged %v after PostgreSQL was started again (its start-up included)", len(pages), retries, back.Round(time.Millisecond))
 	for id, decided := range pages {

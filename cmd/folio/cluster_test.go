@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -161,9 +162,20 @@ func TestClusterServesOnePageFromEveryNodeAndLeavesNoProcess(t *testing.T) {
 // moment ago.
 func consecutiveFreePorts(t *testing.T, n int) int {
 	t.Helper()
+	// Below the kernel's ephemeral range (ip_local_port_range, 32768 and up by
+	// default): a port from there, once let go, may become the local port of any
+	// outgoing connection (a node's to PostgreSQL, say) before the process meant to
+	// listen on it does (nginx failed so once: "Address already in use").
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if v, err := strconv.Atoi(f[0]); err == nil && v > 10000+n {
+				low = v
+			}
+		}
+	}
 	for range 100 {
-		first := freeAddr(t)
-		base, _ := strconv.Atoi(first[strings.LastIndexByte(first, ':')+1:])
+		base := 10000 + rand.IntN(low-10000-n)
 		var held []net.Listener
 		for i := 0; i < n; i++ {
 			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+i))

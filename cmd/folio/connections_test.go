@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -301,7 +300,7 @@ func TestStreamsAtTheNodesCapLeaveHealthzAndTheAPIAnswering(t *testing.T) {
 	dir, addr := t.TempDir(), freeAddr(t)
 	cmd := exec.Command("sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit), folioBinary(t),
 		"serve", "--addr", addr, "--data", dir, "--default-plan", "enterprise", "--anon-rpm", "100000000", "--streams-per-address", "-1")
-	var log bytes.Buffer
+	var log lines
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ func folioBinary(t *testing.T) string {
 type proc struct {
 	cmd  *exec.Cmd
 	base string
-	log  *bytes.Buffer
+	log  *lines // the process's output, safe to read while it runs
 }
 
 func freeAddr(t *testing.T) string {
@@ -77,7 +77,7 @@ func startEnv(t *testing.T, env []string, dataDir, addr string, extra ...string)
 	t.Helper()
 	cmd := exec.Command(folioBinary(t), append([]string{"serve", "--addr", addr, "--data", dataDir, "--default-plan", "enterprise"}, extra...)...)
 	cmd.Env = append(os.Environ(), env...)
-	var log bytes.Buffer
+	var log lines
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -321,13 +321,13 @@ func TestSIGTERMDrainsAndClosesCleanly(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v\n%s", err, p.log)
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, p.log.String())
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("server did not stop after SIGTERM")
 	}
 	if !strings.Contains(p.log.String(), "stopped cleanly") {
-		t.Fatalf("log lacks the clean stop:\n%s", p.log)
+		t.Fatalf("log lacks the clean stop:\n%s", p.log.String())
 	}
 	p2 := start(t, dir, addr)
 	if st, _, _ := p2.call("GET", "/v1/pages/"+pub["pageId"].(string), key, nil); st != 200 {
