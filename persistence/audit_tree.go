@@ -26,6 +26,12 @@ const (
 // ErrTreeSize is returned when a proof names a tree larger than the one stored.
 var ErrTreeSize = errors.New("persistence: the audit tree is not that large")
 
+// errReadRaced is a function's finding that records it read disagree because
+// another transaction committed between its reads (possible at read committed for
+// a record read as absent, which no lock holds): the engine runs the function
+// again from its savepoint, as after an insert race.
+var errReadRaced = errors.New("persistence: records read changed underneath")
+
 func treeKey(chain string, index int64) []byte { return Key([]byte(chain), U64(uint64(index))) }
 
 // hashReader reads stored hashes of chain's tree inside t (its own pending writes
@@ -85,7 +91,10 @@ func (t *Tx) growTree(chain string, seq uint64) (int64, error) {
 	case uint64(size) == seq:
 		return size, nil
 	case uint64(size) > seq:
-		return 0, fmt.Errorf("persistence: audit tree of %q has %d leaves but the chain %d entries", chain, size, seq)
+		// On a shared store (read committed) another node may have committed the
+		// chain's first entries between this function's read of the head (absent,
+		// so not locked) and its read of the tree: a race lost, run again.
+		return 0, fmt.Errorf("persistence: audit tree of %q has %d leaves but the chain %d entries: %w", chain, size, seq, errReadRaced)
 	}
 	upTo := min(seq, uint64(size)+catchUp)
 	for s := uint64(size) + 1; s <= upTo; s++ {

@@ -212,7 +212,7 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) (int, error) 
 					done = i
 					return t.undo()
 				}
-				if insertRace(ferr) && try < pgRetries {
+				if (insertRace(ferr) || errors.Is(ferr, errReadRaced)) && try < pgRetries {
 					// Another transaction committed a key this function read as
 					// absent and then created: run it again from its savepoint; it
 					// now reads that row.
@@ -222,7 +222,7 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) (int, error) 
 					}
 					continue
 				}
-				if retryable(ferr) || insertRace(ferr) {
+				if retryable(ferr) || insertRace(ferr) || errors.Is(ferr, errReadRaced) {
 					return ferr // the transaction is lost: run the group again
 				}
 				// A statement the database failed (it went away, restarted, was
