@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"io"
 	"net/http"
 	"os"
@@ -39,7 +40,7 @@ func rssKiB(t *testing.T, pid int) int {
 // eight anonymous clients loading it in a loop keep the server's RSS under twice
 // its idle RSS.
 func TestDeepBlockDataCannotBlowUpAView(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	flags := []string{"--anon-rpm", "100000"} // the rate limit is not what is tested
 	p := start(t, dir, addr, flags...)
 	_, reg, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "deep"})

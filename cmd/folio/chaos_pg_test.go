@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +32,7 @@ func startNginx(t *testing.T, nodes []*proc) string {
 	for i, p := range nodes {
 		ns = append(ns, nginxconf.Node{Name: nodeName(i + 1), Addr: strings.TrimPrefix(p.base, "http://")})
 	}
-	listen := fmt.Sprintf("127.0.0.1:%d", consecutiveFreePorts(t, 1)) // below the ephemeral range (consecutiveFreePorts)
+	listen := fmt.Sprintf("127.0.0.1:%d", ports.Consecutive(t, 1)) // below the ephemeral range (consecutiveFreePorts)
 	main, err := writeNginx(t.TempDir(), ns, listen)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -43,7 +44,7 @@ func clusterOn(t *testing.T, store string, n int, extra ...string) []*proc {
 	files := t.TempDir()
 	addrs, nats := make([]string, n), make([]string, n)
 	for i := range addrs {
-		addrs[i], nats[i] = freeAddr(t), freeAddr(t)
+		addrs[i], nats[i] = ports.Free(t), ports.Free(t)
 	}
 	nodes := make([]*proc, n)
 	for i := range nodes {
@@ -433,10 +434,10 @@ func procState(pid int) string {
 // event anyway, once, from the store, within the periodic check.
 func TestANodeDyingBetweenCommitAndDoorbell(t *testing.T) {
 	store, files := pgtest.URL(t), t.TempDir()
-	natsA, natsB := freeAddr(t), freeAddr(t)
+	natsA, natsB := ports.Free(t), ports.Free(t)
 	common := []string{"--store", store, "--peer-check", "500ms", "--enforce-limits=false"}
-	b := start(t, files, freeAddr(t), append(common, "--nats-listen", natsB, "--nats-routes", "nats://"+natsA)...)
-	a := startEnv(t, []string{"FOLIO_TEST_FAULT=die-before-doorbell"}, files, freeAddr(t), append(common, "--nats-listen", natsA, "--nats-routes", "nats://"+natsB)...)
+	b := start(t, files, ports.Free(t), append(common, "--nats-listen", natsB, "--nats-routes", "nats://"+natsA)...)
+	a := startEnv(t, []string{"FOLIO_TEST_FAULT=die-before-doorbell"}, files, ports.Free(t), append(common, "--nats-listen", natsA, "--nats-routes", "nats://"+natsB)...)
 	for _, p := range []*proc{a, b} {
 		waitUntil(t, 30*time.Second, p.base+" routed", func() bool { return nodetest.Metric(t, p.base, "folio_cluster_peers") == 1 })
 	}

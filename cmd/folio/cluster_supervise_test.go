@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os"
 	"os/exec"
@@ -34,7 +35,7 @@ func startCluster(t *testing.T, n int, clusterFlags []string, serveFlags ...stri
 	dir := pgtest.ReachableTempDir(t)
 	// Nodes, PostgreSQL, the nodes' NATS routes, the balancer: consecutive ports, so
 	// none is a port the kernel hands out for :0 meanwhile.
-	port := consecutiveFreePorts(t, 2*n+2)
+	port := ports.Consecutive(t, 2*n+2)
 	lbPort := port + 2*n + 1
 	args := append([]string{"cluster", "--nodes", strconv.Itoa(n), "--port", strconv.Itoa(port), "--pg-port", strconv.Itoa(port + n),
 		"--nats-port", strconv.Itoa(port + n + 1), "--data", dir, "--balancer", "nginx", "--balancer-port", strconv.Itoa(lbPort)}, clusterFlags...)

@@ -3,9 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -31,7 +30,7 @@ func TestClusterServesOnePageFromEveryNodeAndLeavesNoProcess(t *testing.T) {
 	// The nodes on the first two ports, PostgreSQL on the third, the nodes' NATS
 	// routes on the last two: a port the kernel hands out for :0 could otherwise be
 	// a node's.
-	port := consecutiveFreePorts(t, 5)
+	port := ports.Consecutive(t, 5)
 	cmd := exec.Command(folioBinary(t), "cluster", "--nodes", "2", "--port", strconv.Itoa(port), "--pg-port", strconv.Itoa(port+2),
 		"--nats-port", strconv.Itoa(port+3), "--data", dir, "--", "--default-plan", "enterprise")
 	out := &lines{}
@@ -156,43 +155,6 @@ func TestClusterServesOnePageFromEveryNodeAndLeavesNoProcess(t *testing.T) {
 	if i, j := strings.LastIndex(log, "stopped cleanly"), strings.Index(log, "cluster | stopping PostgreSQL"); j < 0 || i > j {
 		t.Errorf("PostgreSQL stopped before the nodes:\n%s", log)
 	}
-}
-
-// consecutiveFreePorts is the first of n loopback ports nothing listened on a
-// moment ago.
-func consecutiveFreePorts(t *testing.T, n int) int {
-	t.Helper()
-	// Below the kernel's ephemeral range (ip_local_port_range, 32768 and up by
-	// default): a port from there, once let go, may become the local port of any
-	// outgoing connection (a node's to PostgreSQL, say) before the process meant to
-	// listen on it does (nginx failed so once: "Address already in use").
-	low := 32768
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if v, err := strconv.Atoi(f[0]); err == nil && v > 10000+n {
-				low = v
-			}
-		}
-	}
-	for range 100 {
-		base := 10000 + rand.IntN(low-10000-n)
-		var held []net.Listener
-		for i := 0; i < n; i++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+i))
-			if err != nil {
-				break
-			}
-			held = append(held, l)
-		}
-		for _, l := range held {
-			_ = l.Close()
-		}
-		if len(held) == n {
-			return base
-		}
-	}
-	t.Fatalf("no %d consecutive free ports", n)
-	return 0
 }
 
 func waitUntil(t *testing.T, within time.Duration, what string, cond func() bool) {

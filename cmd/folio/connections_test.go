@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"io"
 	"net"
 	"net/http"
@@ -133,7 +134,7 @@ func publicPage(t *testing.T, p *proc) string {
 // stopped answering.)
 func TestIdleStreamsFromOneAddressAreRefusedPastTheCap(t *testing.T) {
 	const perAddress, attempts, workers = 100, 20000, 32
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	p := start(t, dir, addr, "--anon-rpm", "100000000", "--streams-per-address", fmt.Sprint(perAddress))
 	path := "/v1/pages/" + publicPage(t, p) + "/events"
 	health := watchHealth(p.base)
@@ -220,7 +221,7 @@ func TestIdleStreamsFromOneAddressAreRefusedPastTheCap(t *testing.T) {
 // such connections made health checks time out.)
 func TestSlowHeaderConnectionsFromOneAddressAreClosedPastTheCap(t *testing.T) {
 	const perAddress, conns = 50, 300
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	p := start(t, dir, addr, "--header-conns-per-address", fmt.Sprint(perAddress))
 	health := watchHealth(p.base)
 	var open []net.Conn
@@ -297,7 +298,7 @@ func TestSlowHeaderConnectionsFromOneAddressAreClosedPastTheCap(t *testing.T) {
 // still answer.
 func TestStreamsAtTheNodesCapLeaveHealthzAndTheAPIAnswering(t *testing.T) {
 	const limit, want, attempts = 1024, 768, 1100
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	cmd := exec.Command("sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit), folioBinary(t),
 		"serve", "--addr", addr, "--data", dir, "--default-plan", "enterprise", "--anon-rpm", "100000000", "--streams-per-address", "-1")
 	var log lines

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"folio/transport/node/nodetest/ports"
 	"testing"
 	"time"
 )
@@ -36,7 +37,7 @@ func pageEvents(t *testing.T, p *proc, key, id string) (map[string]int, map[floa
 // pending ones fire from the durable index, each once: reminders 1 and 2 once
 // each, one page.overdue, one action.executed by system (auth_method timeout).
 func TestKill9DeadlineTimersFireOnce(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	flags := []string{"--remind-min-interval", "1s"}
 	p := start(t, dir, addr, flags...)
 	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "deadline-crash"})
@@ -62,7 +63,7 @@ func TestKill9DeadlineTimersFireOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = p.cmd.Wait()
-	p2 := start(t, dir, freeAddr(t), flags...)
+	p2 := start(t, dir, ports.Free(t), flags...)
 	var types map[string]int
 	var reminders map[float64]int
 	var executed []map[string]any

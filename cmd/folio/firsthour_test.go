@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"folio/transport/node/nodetest/ports"
 	"os/exec"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 
 func TestAMistypedEnvironmentValueStopsTheServerWithItsName(t *testing.T) {
 	out, err := runFolio(t, []string{"FOLIO_IDLE_AFTER=2x", "FOLIO_ENFORCE_LIMITS=no"},
-		"serve", "--addr", freeAddr(t), "--data", t.TempDir())
+		"serve", "--addr", ports.Free(t), "--data", t.TempDir())
 	if err == nil {
 		t.Fatalf("the server started with FOLIO_IDLE_AFTER=2x:\n%s", out)
 	}
@@ -51,8 +52,8 @@ func TestAMistypedEnvironmentValueStopsTheServerWithItsName(t *testing.T) {
 
 func TestASecondServerOnTheSameDataSaysWhy(t *testing.T) {
 	dir := t.TempDir()
-	start(t, dir, freeAddr(t)) // holds the data directory's lock until the test ends
-	out, err := runFolio(t, nil, "serve", "--addr", freeAddr(t), "--data", dir)
+	start(t, dir, ports.Free(t)) // holds the data directory's lock until the test ends
+	out, err := runFolio(t, nil, "serve", "--addr", ports.Free(t), "--data", dir)
 	if err == nil {
 		t.Fatalf("a second server opened the same data:\n%s", out)
 	}

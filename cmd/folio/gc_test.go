@@ -1,6 +1,7 @@
 package main
 
 import (
+	"folio/transport/node/nodetest/ports"
 	"testing"
 
 	"folio/transport/node/nodetest"
@@ -20,7 +21,7 @@ func TestServeSetsTheCollectorFromItsFlags(t *testing.T) {
 		{"--memory-limit-mib sets the soft limit", []string{"--memory-limit-mib", "256"}, 100, 256},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			p := start(t, t.TempDir(), freeAddr(t), c.flags...)
+			p := start(t, t.TempDir(), ports.Free(t), c.flags...)
 			if got := nodetest.Metric(t, p.base, "go_gc_gogc_percent"); got != c.percent {
 				t.Errorf("go_gc_gogc_percent = %v, want %v", got, c.percent)
 			}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"io"
 	"net"
 	"net/http"
@@ -77,7 +78,7 @@ func goroutinesOf(base string) (int, error) {
 // twins of the flags (an older binary ignores them, and shows the leak).
 func TestMCPSessionsEndWhenIdleAndAreCappedPerCaller(t *testing.T) {
 	const addresses, perCaller, idle = 200, 100, 3 * time.Second
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	p := startEnv(t, []string{"FOLIO_MCP_SESSION_IDLE=" + idle.String(), "FOLIO_MCP_SESSIONS_PER_CALLER=" + strconv.Itoa(perCaller),
 		"FOLIO_MCP_SESSIONS=30000"}, dir, addr)
 	pid := p.cmd.Process.Pid

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"folio/transport/node/nodetest/ports"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,7 @@ const inspectorVersion = "2.12.0"
 // subprocess, as an MCP host does; without a key its first tool call creates an
 // account (the answer carries the key), and the next run uses the kept key.
 func TestMCPOverStdioWithTheBuiltBinary(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	p := start(t, dir, addr)
 	keys := t.TempDir()
 	run := func() map[string]any {
@@ -75,7 +76,7 @@ func TestMCPOverStdioWithTheBuiltBinary(t *testing.T) {
 // running server.
 func TestMCPInspectorListsAndCallsTools(t *testing.T) {
 	inspector := inspectorBinary(t)
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	p := start(t, dir, addr)
 	_, reg, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "inspector"})
 	key := reg["apiKey"].(string)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,7 +31,7 @@ const decideAfter = 3 * time.Minute
 // --mcp-wait), and wait_for_decision, called again, returned the decision.
 func TestTheTypeScriptSDKWithDefaultOptionsGetsADecisionTakenAfterItsTimeout(t *testing.T) {
 	t.Parallel() // three minutes of waiting for the person: beside the package's other waits
-	p := start(t, t.TempDir(), freeAddr(t))
+	p := start(t, t.TempDir(), ports.Free(t))
 	key := registerAgent(t, p, "ts-agent")
 	if err := tsAgentDecidedAfter(tsAgent(t, "http", "MCP_URL="+p.base+"/mcp", "FOLIO_API_KEY="+key), p); err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestTheTypeScriptSDKWithDefaultOptionsGetsADecisionTakenAfterItsTimeout(t *
 // the request and the agent gets the decision without an error.
 func TestTheTypeScriptSDKOverStdioGetsADecisionTakenAfterItsTimeout(t *testing.T) {
 	t.Parallel()
-	p := start(t, t.TempDir(), freeAddr(t))
+	p := start(t, t.TempDir(), ports.Free(t))
 	key := registerAgent(t, p, "ts-stdio-agent")
 	cmd := tsAgent(t, "stdio", "FOLIO_BIN="+folioBinary(t), "FOLIO_TARGET="+p.base, "FOLIO_API_KEY="+key, "FOLIO_MCP_KEY_DIR="+t.TempDir())
 	if err := tsAgentDecidedAfter(cmd, p); err != nil {
@@ -172,7 +173,7 @@ func tsSDK(t *testing.T) string {
 // a neutral non-final Snooze, a final approval and a rejection holds the same
 // actions as the page the HTTP API publishes from the same request.
 func TestTheTypeScriptSDKPublishesActionsThatDeclareTheirOutcome(t *testing.T) {
-	p := start(t, t.TempDir(), freeAddr(t))
+	p := start(t, t.TempDir(), ports.Free(t))
 	key := registerAgent(t, p, "ts-verdict")
 	actions := []any{
 		map[string]any{"action_id": "snooze", "label": "Snooze 1 day", "decision": "none", "final": false},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"net"
 	"net/http"
 	"net/url"
@@ -295,8 +296,8 @@ func TestANameOrBalancerTheBinaryCannotUseStopsItAtStart(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, []string{"serve", "--addr", freeAddr(t), "--data", t.TempDir(), "--node-name", "node.1"}, "--node-name"},
-		{[]string{"FOLIO_NODE_NAME=node 1"}, []string{"serve", "--addr", freeAddr(t), "--data", t.TempDir()}, "--node-name"},
+		{nil, []string{"serve", "--addr", ports.Free(t), "--data", t.TempDir(), "--node-name", "node.1"}, "--node-name"},
+		{[]string{"FOLIO_NODE_NAME=node 1"}, []string{"serve", "--addr", ports.Free(t), "--data", t.TempDir()}, "--node-name"},
 		{nil, []string{"cluster", "--data", t.TempDir(), "--balancer", "haproxy"}, "--balancer nginx"},
 	} {
 		cmd := exec.Command(folioBinary(t), run.args...)

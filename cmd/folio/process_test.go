@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -57,16 +57,6 @@ type proc struct {
 	log  *lines // the process's output, safe to read while it runs
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 func start(t *testing.T, dataDir, addr string, extra ...string) *proc {
 	t.Helper()
 	return startEnv(t, nil, dataDir, addr, extra...)
@@ -84,7 +74,9 @@ func startEnv(t *testing.T, env []string, dataDir, addr string, extra ...string)
 	}
 	p := &proc{cmd: cmd, base: "http://" + addr, log: &log}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	deadline := time.Now().Add(10 * time.Second)
+	// A loaded CI machine starts a race-built node on PostgreSQL in seconds; the
+	// wait ends as soon as it answers.
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		res, err := http.Get(p.base + "/healthz")
 		if err == nil {
@@ -150,7 +142,7 @@ func TestKill9LosesNothingAcknowledged(t *testing.T) {
 }
 
 func kill9LosesNothingAcknowledged(t *testing.T, store []string) {
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	// The load makes ~5 agent events per page, past the default 10,000 an agent's
 	// log keeps on a fast machine; retention trims the oldest by design, and this
 	// test is about durability, so the log keeps everything here.
@@ -308,7 +300,7 @@ func containsID(list any, field, want string) bool {
 }
 
 func TestSIGTERMDrainsAndClosesCleanly(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	p := start(t, dir, addr)
 	_, reg, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "term"})
 	key := reg["apiKey"].(string)
@@ -338,7 +330,7 @@ func TestSIGTERMDrainsAndClosesCleanly(t *testing.T) {
 // TestIdleAfterPassivatesAndReloads: with --idle-after, a page nobody touches is
 // passivated (its actor stops) and the next request reloads it from storage.
 func TestIdleAfterPassivatesAndReloads(t *testing.T) {
-	p := start(t, t.TempDir(), freeAddr(t), "--idle-after", "200ms")
+	p := start(t, t.TempDir(), ports.Free(t), "--idle-after", "200ms")
 	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "idle-test"})
 	if err != nil {
 		t.Fatal(err)

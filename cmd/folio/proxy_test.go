@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // 429, the second client's first is sent. A value that is not a CIDR list stops
 // the binary at start, naming the flag.
 func TestTrustedProxiesSettingSeparatesClientsBehindTheProxy(t *testing.T) {
-	p := startEnv(t, []string{"FOLIO_TRUSTED_PROXIES=127.0.0.1/32"}, t.TempDir(), freeAddr(t))
+	p := startEnv(t, []string{"FOLIO_TRUSTED_PROXIES=127.0.0.1/32"}, t.TempDir(), ports.Free(t))
 	send := func(client, email string) int {
 		t.Helper()
 		b, _ := json.Marshal(map[string]any{"email": email})
@@ -42,7 +43,7 @@ func TestTrustedProxiesSettingSeparatesClientsBehindTheProxy(t *testing.T) {
 		t.Fatalf("the second client's first link: %d, want 200", st)
 	}
 
-	out, err := exec.Command(folioBinary(t), "serve", "--addr", freeAddr(t), "--data", t.TempDir(), "--trusted-proxies", "10.0.0.0/8,nginx").CombinedOutput()
+	out, err := exec.Command(folioBinary(t), "serve", "--addr", ports.Free(t), "--data", t.TempDir(), "--trusted-proxies", "10.0.0.0/8,nginx").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--trusted-proxies") || !strings.Contains(string(out), `"nginx"`) {
 		t.Fatalf("a bad --trusted-proxies: %v\n%s", err, out)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"folio/transport/node/nodetest/ports"
 	"io"
 	"net/http"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // four anonymous clients loading all three in a loop keep the server's RSS under
 // twice its idle RSS.
 func TestReferenceLinksCannotAmplifyTheReviewPage(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	p := start(t, dir, addr, "--anon-rpm", "100000") // the rate limit is not what is tested
 	_, reg, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "amplifier"})
 	key := reg["apiKey"].(string)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"net/mail"
 	"net/url"
@@ -20,7 +21,7 @@ import (
 // kill -9 is there after the restart: both sessions work, both claims stand, and a
 // link used before the kill stays used.
 func TestKill9KeepsSignInsAndClaims(t *testing.T) {
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	p := start(t, dir, addr)
 	_, first, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "Owned Bot", "owner_email": "owner@example.com"})
 	_, second, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "Second Bot"})

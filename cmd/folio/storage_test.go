@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -85,7 +86,7 @@ func TestStorageQuotaHoldsUnderConcurrencyAndKill9(t *testing.T) {
 
 func storageQuotaHoldsUnderConcurrencyAndKill9(t *testing.T, store []string) {
 	const limit, size = 3 << 20, 64 << 10
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	flags := append([]string{"--default-plan", "free", "--plan", fmt.Sprintf("free=0/0/%d", limit)}, store...)
 	p := start(t, dir, addr, flags...)
 	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "quota-test"})
@@ -195,7 +196,7 @@ func storageQuotaHoldsUnderConcurrencyAndKill9(t *testing.T, store []string) {
 // deletes them. A page still open keeps its files.
 func TestFilesAreDeletedWithTheirPagesRetentionAfterRestart(t *testing.T) {
 	const size = 10 << 10
-	dir, addr := t.TempDir(), freeAddr(t)
+	dir, addr := t.TempDir(), ports.Free(t)
 	flags := []string{"--file-retention", "3s"}
 	p := start(t, dir, addr, flags...)
 	_, reg, _ := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "retention-test"})

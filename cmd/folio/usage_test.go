@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,7 +39,7 @@ func TestMakeRunHonoursFolioAddr(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Fatal("make is needed (the README's first command)")
 	}
-	addr, data := freeAddr(t), t.TempDir()
+	addr, data := ports.Free(t), t.TempDir()
 	root, _ := filepath.Abs("../..")
 	cmd := exec.Command("make", "run")
 	cmd.Dir = root

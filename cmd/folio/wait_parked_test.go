@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"folio/transport/node/nodetest/ports"
 	"io"
 	"net"
 	"net/http"
@@ -45,7 +46,7 @@ func forceGC(t *testing.T, pprofAddr string) {
 // reads 3.9-4.4.)
 func TestParkedWaitersCostAFewKiBEach(t *testing.T) {
 	const n = 5000
-	addr, pprofAddr := freeAddr(t), freeAddr(t)
+	addr, pprofAddr := ports.Free(t), ports.Free(t)
 	p := start(t, t.TempDir(), addr, "--pprof", pprofAddr, "--enforce-limits=false", "--header-conns-per-address", "-1")
 	t0 := time.Now()
 	_, reg, err := p.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": "waiters"})

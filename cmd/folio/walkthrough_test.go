@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"folio/transport/node/nodetest/ports"
 	"os"
 	"os/exec"
 	"regexp"
@@ -30,7 +31,7 @@ func TestTheREADMEWalkThroughRuns(t *testing.T) {
 	if !ok || !found {
 		t.Fatal("README has no walk-through block")
 	}
-	p := start(t, t.TempDir(), freeAddr(t))
+	p := start(t, t.TempDir(), ports.Free(t))
 	lines := strings.Split(script, "\n")
 	if !strings.HasPrefix(lines[0], "B=") {
 		t.Fatalf("the walk-through should start by setting B: %q", lines[0])

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -125,6 +126,14 @@ func embedded(cfg Config) (*server.Server, error) {
 	if cfg.Routes != "" {
 		opts.Routes = server.RoutesFromStr(cfg.Routes)
 	}
+	// The server, logging nothing, answers a route port it cannot bind only by never
+	// becoming ready: a node would wait 10 s and then name no cause. Binding it
+	// once first names the cause at once ("address already in use").
+	probe, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("bus: --nats-listen %s: %w", cfg.Listen, err)
+	}
+	_ = probe.Close()
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("bus: embedded NATS: %w", err)

@@ -1,23 +1,15 @@
 package bus
 
 import (
+	"folio/transport/node/nodetest/ports"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 func addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 
@@ -36,13 +28,13 @@ func wait(t *testing.T, ch <-chan uint64, d time.Duration, what string) uint64 {
 // TestDoorbellsCrossEmbeddedServers: two nodes' embedded servers, routed; a ring on
 // one reaches the other's watcher with its sequence, and not its own (NoEcho).
 func TestDoorbellsCrossEmbeddedServers(t *testing.T) {
-	pa := freePort(t)
+	pa := ports.Consecutive(t, 1)
 	a, err := Open(Config{Listen: addr(pa), Check: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	b, err := Open(Config{Listen: addr(freePort(t)), Routes: "nats://" + addr(pa), Check: time.Hour})
+	b, err := Open(Config{Listen: addr(ports.Consecutive(t, 1)), Routes: "nats://" + addr(pa), Check: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +76,7 @@ func TestDoorbellsCrossEmbeddedServers(t *testing.T) {
 // are lost, so on reconnecting every watcher is rung with 0 at once, long before
 // the periodic check.
 func TestReconnectLooksAtTheStore(t *testing.T) {
-	port := freePort(t)
+	port := ports.Consecutive(t, 1)
 	run := func() *server.Server {
 		s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, NoSigs: true, NoLog: true})
 		if err != nil {
@@ -135,5 +127,27 @@ func TestWithoutNATSOnlyTheCheckRings(t *testing.T) {
 	case <-rings:
 		t.Fatal("rung after the watch stopped")
 	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// TestATakenRoutePortIsNamedAtOnce: a node whose --nats-listen port is taken says
+// so at once, instead of waiting 10 s for a server that never becomes ready.
+func TestATakenRoutePortIsNamedAtOnce(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	began := time.Now()
+	b, err := Open(Config{Listen: l.Addr().String(), Check: time.Hour})
+	if err == nil {
+		b.Close()
+		t.Fatal("a bus opened on a taken route port")
+	}
+	if !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), "--nats-listen") {
+		t.Fatalf("the error does not name the cause: %v", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Fatalf("the refusal took %v", d)
 	}
 }

@@ -3,6 +3,7 @@
 package cluster_test
 
 import (
+	"folio/transport/node/nodetest/ports"
 	"net/http"
 	neturl "net/url"
 	"regexp"
@@ -68,9 +69,9 @@ func TestSignOutOnOneNodeEndsTheSessionOnAnother(t *testing.T) {
 			c.Bus = bus.Config{Listen: listen, Routes: routes, Check: 200 * time.Millisecond}
 		}
 	}
-	la := freeAddr(t)
+	la := ports.Free(t)
 	a := nodetest.Open(t, t.TempDir(), nil, cfg(la, ""))
-	b := nodetest.Open(t, t.TempDir(), nil, cfg(freeAddr(t), "nats://"+la))
+	b := nodetest.Open(t, t.TempDir(), nil, cfg(ports.Free(t), "nats://"+la))
 	key, _ := a.Register("owner")
 	id := a.Publish(key, nil)
 

@@ -5,7 +5,7 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"net"
+	"folio/transport/node/nodetest/ports"
 	"strconv"
 	"sync"
 	"testing"
@@ -18,17 +18,6 @@ import (
 	"folio/transport/node/nodetest"
 )
 
-// freeAddr is a loopback address nobody listens on.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // busNodes starts n nodes on one database. withNATS: each embeds a NATS server, the
 // later ones routed to the first; otherwise they hear of each other only through
 // the periodic check. check is the check's period.
@@ -40,7 +29,7 @@ func busNodes(t *testing.T, n int, withNATS bool, check time.Duration) []*nodete
 	for i := range out {
 		cfg := bus.Config{Check: check}
 		if withNATS {
-			cfg.Listen = freeAddr(t)
+			cfg.Listen = ports.Free(t)
 			if first == "" {
 				first = cfg.Listen
 			} else {
