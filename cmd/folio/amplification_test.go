@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"folio/persistence"
+	"folio/transport/node/nodetest/ports"
 )
 
 // rssKiB reads a process's resident set size.

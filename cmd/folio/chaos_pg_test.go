@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	nginxconf "folio/docs/nginx"
 	"folio/persistence/pglocal"
 	"folio/persistence/pgtest"
+	"folio/transport/node/nodetest/ports"
 )
 
 // startNginx runs Debian's nginx with the documented configuration

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +19,7 @@ import (
 	"folio/persistence/pgtest"
 	"folio/transport/client"
 	"folio/transport/node/nodetest"
+	"folio/transport/node/nodetest/ports"
 )
 
 // The chaos test runs three real `folio serve` processes on one PostgreSQL

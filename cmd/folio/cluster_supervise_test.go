@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"folio/persistence/pgtest"
+	"folio/transport/node/nodetest/ports"
 )
 
 // clusterRun is a `folio cluster` a test started: node i listens on port+i-1, the

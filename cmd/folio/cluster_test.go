@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"io"
 	"net/http"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"folio/persistence/pgtest"
 	"folio/transport/node/nodetest"
+	"folio/transport/node/nodetest/ports"
 )
 
 // TestClusterServesOnePageFromEveryNodeAndLeavesNoProcess runs the real `folio

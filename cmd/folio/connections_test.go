@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // These tests hold many connections open against the real binary, from loopback

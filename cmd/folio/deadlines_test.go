@@ -1,9 +1,10 @@
 package main
 
 import (
-	"folio/transport/node/nodetest/ports"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // pageEvents counts the agent events of one page by type (the agent inbox is read

@@ -5,11 +5,12 @@ package main
 
 import (
 	"context"
-	"folio/transport/node/nodetest/ports"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // runFolio runs the real binary to completion (bounded) and returns what it printed.

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"folio/transport/node/nodetest/ports"
 	"testing"
 
 	"folio/transport/node/nodetest"
+	"folio/transport/node/nodetest/ports"
 )
 
 // TestServeSetsTheCollectorFromItsFlags: a server starts with Go's own collector

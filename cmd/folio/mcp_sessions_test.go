@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // loopbackClient is an HTTP client whose connections leave from the loopback

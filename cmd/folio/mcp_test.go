@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"folio/transport/node/nodetest/ports"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // inspectorVersion is the @modelcontextprotocol/inspector the conformance test

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // tsSDKVersion is the official MCP TypeScript SDK the test drives (make deps

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	nginxconf "folio/docs/nginx"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // TestTheDocumentedNginxConfigurationIsTheTestedOneAndNginxAcceptsIt: docs/cluster.md

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"folio/actors/auditlog"
 	"folio/persistence/pgtest"
 	"folio/transport/node/nodetest"
+	"folio/transport/node/nodetest/ports"
 
 	"golang.org/x/mod/sumdb/tlog"
 )

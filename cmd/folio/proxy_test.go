@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // TestTrustedProxiesSettingSeparatesClientsBehindTheProxy: the binary started with

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"folio/transport/node/nodetest/ports"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // TestReferenceLinksCannotAmplifyTheReviewPage: the 66 KB page (one

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"net/mail"
 	"net/url"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // TestKill9KeepsSignInsAndClaims: with the real binary and no SMTP server (mails go

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"folio/persistence"
 	"folio/persistence/pgtest"
+	"folio/transport/node/nodetest/ports"
 )
 
 // uploadFile presigns, PUTs size bytes and completes a file on page id with key

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"folio/transport/node/nodetest/ports"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // TestHelpIsNotAFailure: -h and --help print the flags and exit 0 for every command.

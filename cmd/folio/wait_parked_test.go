@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"folio/transport/node/nodetest/ports"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // heldWaits is the server's folio_open_held{kind="waits"}.

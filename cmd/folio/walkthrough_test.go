@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
-	"folio/transport/node/nodetest/ports"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // TestTheREADMEWalkThroughRuns extracts the README's walk-through and runs it, as

@@ -1,7 +1,6 @@
 package bus
 
 import (
-	"folio/transport/node/nodetest/ports"
 	"net"
 	"strconv"
 	"strings"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 func addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }

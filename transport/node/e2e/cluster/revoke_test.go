@@ -3,7 +3,6 @@
 package cluster_test
 
 import (
-	"folio/transport/node/nodetest/ports"
 	"net/http"
 	neturl "net/url"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 	"folio/transport/bus"
 	"folio/transport/node"
 	"folio/transport/node/nodetest"
+	"folio/transport/node/nodetest/ports"
 )
 
 // streamEnds waits for a page stream's reset (its reason) or its end.

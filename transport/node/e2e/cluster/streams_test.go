@@ -5,7 +5,6 @@ package cluster_test
 import (
 	"context"
 	"fmt"
-	"folio/transport/node/nodetest/ports"
 	"strconv"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"folio/transport/client"
 	"folio/transport/node"
 	"folio/transport/node/nodetest"
+	"folio/transport/node/nodetest/ports"
 )
 
 // busNodes starts n nodes on one database. withNATS: each embeds a NATS server, the
