@@ -269,7 +269,9 @@ func TestASplitGroupCountsEachTransaction(t *testing.T) {
 	errs := make([]error, 2)
 	txns, err := e.commit([]func(*Tx) error{
 		func(tx *Tx) error { return tx.Put("pages", []byte("p"), []byte(`{}`)) },
-		func(tx *Tx) error { return tx.Put("audit_head", []byte("hot"), U64(ReadU64(tx.Get("audit_head", []byte("hot")))+1)) },
+		func(tx *Tx) error {
+			return tx.Put("audit_head", []byte("hot"), U64(ReadU64(tx.Get("audit_head", []byte("hot")))+1))
+		},
 	}, errs)
 	if err != nil || errors.Join(errs...) != nil {
 		t.Fatal(err, errs)
@@ -293,4 +295,4 @@ func TestASplitGroupCountsEachTransaction(t *testing.T) {
 type twoTxns struct{ *pgEngine }
 
 func (twoTxns) commit(fns []func(*Tx) error, errs []error) (int, error) { return 2, nil }
-func (twoTxns) close() error                                           { return nil }
+func (twoTxns) close() error                                            { return nil }
