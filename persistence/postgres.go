@@ -264,7 +264,8 @@ func retryable(err error) bool {
 }
 
 // insertRace: a key this transaction read as absent was created meanwhile by
-// another (unique_violation on kv's or seq's primary key, the only unique keys).
+// another (unique_violation on the primary key of kv, seq or a routed bucket's
+// table, the only unique keys).
 func insertRace(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
