@@ -1,13 +1,10 @@
 package persistence
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // The hot records' own tables on PostgreSQL (issue 36). A routed bucket lives in a
@@ -15,69 +12,56 @@ import (
 // of kv; every other bucket stays in kv. value keeps the exact bytes the domain
 // wrote, because the domain depends on them: an audit record holds the very bytes
 // its hash covers (VerifyAudit recomputes it), and a stored page or delivery is
-// read back and compared as written. Beside value, the columns an operator queries
-// with SQL: for a JSON record the record itself as jsonb (doc) and columns
-// generated from it (tenant, status, times); for a binary record (an audit link,
-// a chain head, an agent event) columns decoded here, in Go, when the row is
-// written. Neither kind is ever read back by Folio: value alone is the record.
+// read back and compared as written. What an operator queries with SQL is a view
+// per table (<name>_view) that decodes value when read, so no write pays for it;
+// a binary record's table (an audit link, a chain head, an agent event) keeps
+// beside value a few columns decoded here, in Go, when the row is written, for
+// the views to select and index on. Folio never reads them: value alone is the
+// record.
 //
-// Invariant: extra(key, value) is a pure function of the row, computed at every
+// Invariant: values(key, value) is a pure function of the row, computed at every
 // write and by the migration from kv (pg_migrate.go), so the columns always say
 // what value says.
 type pgTable struct {
 	bucket string // the bucket routed here
 	name   string // the table
-	// columns are the table's columns after key and value: the extra ones first
-	// (in the order extra returns their values), then the generated ones.
+	// columns are the table's columns after key and value, written from values
+	// (in the order of extra); "" for none.
 	columns string
-	extra   []string                      // the columns written from extra
+	extra   []string                      // the columns written from values
 	values  func(key, value []byte) []any // their values for one row
+	// view is the select list of the operator's view <name>_view over the table,
+	// beside key (and, for a JSON record, doc: the record as jsonb, NULL when
+	// PostgreSQL's jsonb refuses it); "" for none. A view costs nothing on a write.
+	view string
 }
 
 // pgTables routes buckets to their tables. Adding a table is a new migration
 // (pg_migrate.go): migration 2 created these.
 var pgTables = []pgTable{
-	{bucket: "pages", name: "pages", extra: jsonDocColumn, values: jsonDoc, columns: `doc jsonb,
-		tenant_id text GENERATED ALWAYS AS (doc->>'tenant_id') STORED,
-		status text GENERATED ALWAYS AS (doc->>'status') STORED,
-		page_type text GENERATED ALWAYS AS (doc->>'page_type') STORED,
-		title text GENERATED ALWAYS AS (doc->>'title') STORED,
-		version int GENERATED ALWAYS AS ((doc->>'version')::int) STORED,
-		decision text GENERATED ALWAYS AS (doc->>'decision') STORED,
-		created_at timestamptz GENERATED ALWAYS AS (folio_ts(doc->>'created_at')) STORED,
-		updated_at timestamptz GENERATED ALWAYS AS (folio_ts(doc->>'updated_at')) STORED,
-		expires_at timestamptz GENERATED ALWAYS AS (folio_ts(doc->>'expires_at')) STORED`},
+	{bucket: "pages", name: "pages", view: `doc->>'tenant_id' AS tenant_id, doc->>'status' AS status,
+		doc->>'page_type' AS page_type, doc->>'title' AS title, (doc->>'version')::int AS version,
+		doc->>'decision' AS decision, folio_ts(doc->>'created_at') AS created_at,
+		folio_ts(doc->>'updated_at') AS updated_at, folio_ts(doc->>'expires_at') AS expires_at`},
 	{bucket: "page_revs", name: "page_revs", extra: []string{"revision"}, values: u64Value,
 		columns: `revision bigint`},
-	{bucket: auditBucket, name: "audit", extra: []string{"chain", "seq", "hash", "entry"}, values: auditColumns,
-		columns: `chain text, seq bigint, hash text, entry jsonb`},
+	{bucket: auditBucket, name: "audit", extra: []string{"chain", "seq", "hash"}, values: auditColumns,
+		columns: `chain text, seq bigint, hash text`, view: `chain, seq, hash, folio_audit_entry(value) AS entry`},
 	{bucket: headBucket, name: "audit_heads", extra: []string{"chain", "seq", "hash"}, values: headColumns,
 		columns: `chain text, seq bigint, hash text`},
-	{bucket: "agent_events", name: "agent_events", extra: []string{"tenant_id", "seq", "at", "page_id", "event_id", "type", "payload"},
-		values: agentEventColumns, columns: `tenant_id text, seq bigint, at timestamptz, page_id text, event_id text, type text, payload jsonb`},
-	{bucket: "deliveries", name: "deliveries", extra: jsonDocColumn, values: jsonDoc, columns: `doc jsonb,
-		tenant_id text GENERATED ALWAYS AS (doc->>'tenant_id') STORED,
-		page_id text GENERATED ALWAYS AS (doc->>'page_id') STORED,
-		event text GENERATED ALWAYS AS (doc->>'event') STORED,
-		channel text GENERATED ALWAYS AS (doc->>'channel') STORED,
-		target text GENERATED ALWAYS AS (doc->>'target') STORED,
-		status text GENERATED ALWAYS AS (doc->>'status') STORED,
-		attempt_count int GENERATED ALWAYS AS ((doc->>'attempt_count')::int) STORED,
-		next_attempt_at timestamptz GENERATED ALWAYS AS (folio_ts(doc->>'next_attempt_at')) STORED,
-		created_at timestamptz GENERATED ALWAYS AS (folio_ts(doc->>'created_at')) STORED`},
+	{bucket: "agent_events", name: "agent_events", extra: []string{"tenant_id", "seq", "at", "page_id", "event_id", "type", "payload_at"},
+		values: agentEventColumns, columns: `tenant_id text, seq bigint, at timestamptz, page_id text, event_id text, type text, payload_at int`,
+		view: `tenant_id, seq, at, page_id, event_id, type, folio_json(substring(value from payload_at + 1)) AS payload`},
+	{bucket: "deliveries", name: "deliveries", view: `doc->>'tenant_id' AS tenant_id, doc->>'page_id' AS page_id,
+		doc->>'event' AS event, doc->>'channel' AS channel, doc->>'target' AS target, doc->>'status' AS status,
+		(doc->>'attempt_count')::int AS attempt_count, folio_ts(doc->>'next_attempt_at') AS next_attempt_at,
+		folio_ts(doc->>'created_at') AS created_at`},
 	{bucket: "delivery_due", name: "delivery_due", extra: []string{"due", "delivery_id"}, values: dueColumns,
 		columns: `due timestamptz, delivery_id text`},
-	{bucket: "sessions", name: "sessions", extra: jsonDocColumn, values: jsonDoc, columns: `doc jsonb,
-		user_id text GENERATED ALWAYS AS (doc->>'user_id') STORED,
-		email text GENERATED ALWAYS AS (doc->>'email') STORED,
-		created_at timestamptz GENERATED ALWAYS AS (folio_ts(doc->>'created_at')) STORED,
-		expires_at timestamptz GENERATED ALWAYS AS (folio_ts(doc->>'expires_at')) STORED`},
-	{bucket: "keys", name: "api_keys", extra: jsonDocColumn, values: jsonDoc, columns: `doc jsonb,
-		tenant_id text GENERATED ALWAYS AS (doc->>'tenant_id') STORED,
-		name text GENERATED ALWAYS AS (doc->>'name') STORED,
-		prefix text GENERATED ALWAYS AS (doc->>'prefix') STORED,
-		test boolean GENERATED ALWAYS AS ((doc->>'test')::boolean) STORED,
-		created_at timestamptz GENERATED ALWAYS AS (folio_ts(doc->>'created_at')) STORED`},
+	{bucket: "sessions", name: "sessions", view: `doc->>'user_id' AS user_id, doc->>'email' AS email,
+		folio_ts(doc->>'created_at') AS created_at, folio_ts(doc->>'expires_at') AS expires_at`},
+	{bucket: "keys", name: "api_keys", view: `doc->>'tenant_id' AS tenant_id, doc->>'name' AS name, doc->>'prefix' AS prefix,
+		(doc->>'test')::boolean AS test, folio_ts(doc->>'created_at') AS created_at`},
 }
 
 // pgSQL is one bucket's statements. A routed bucket's name its table and take the
@@ -101,7 +85,7 @@ func (s *pgSQL) args(bucket string, key []byte, rest ...any) []any {
 // row are an insert's arguments after the key: the value, and a routed table's
 // extra columns.
 func (s *pgSQL) row(key, value []byte) []any {
-	if s.table == nil {
+	if s.table == nil || s.table.values == nil {
 		return []any{value}
 	}
 	return append([]any{value}, s.table.values(key, value)...)
@@ -156,19 +140,24 @@ func buildSQL(t *pgTable) *pgSQL {
 
 // createTable is the DDL of t.
 func (t *pgTable) createTable() string {
-	return "CREATE TABLE " + t.name + " (key bytea PRIMARY KEY, value bytea NOT NULL, " + t.columns + ")"
+	cols := "key bytea PRIMARY KEY, value bytea NOT NULL"
+	if t.columns != "" {
+		cols += ", " + t.columns
+	}
+	return "CREATE TABLE " + t.name + " (" + cols + ")"
 }
 
-var jsonDocColumn = []string{"doc"}
-
-// jsonDoc is a JSON record as jsonb, or NULL when its bytes are not JSON
-// PostgreSQL accepts (jsonb refuses \u0000 and invalid UTF-8): the row is stored
-// either way, value being the record.
-func jsonDoc(_, value []byte) []any {
-	if !utf8.Valid(value) || !json.Valid(value) || bytes.Contains(value, []byte(`\u0000`)) {
-		return []any{nil}
+// createView is the DDL of t's operator view, or "". A table without columns of
+// its own holds JSON records: its view reads them as doc.
+func (t *pgTable) createView() string {
+	switch {
+	case t.view == "":
+		return ""
+	case t.values == nil:
+		return "CREATE VIEW " + t.name + "_view AS SELECT key, doc, " + t.view +
+			" FROM (SELECT key, folio_json(value) AS doc FROM " + t.name + ") r"
 	}
-	return []any{string(value)}
+	return "CREATE VIEW " + t.name + "_view AS SELECT key, " + t.view + " FROM " + t.name
 }
 
 // u64Value is a U64 value as a number (page_revs: the page's revision).
@@ -187,14 +176,15 @@ func keyTail(key []byte) (string, any) {
 	return string(key[:len(key)-9]), int64(ReadU64(key[len(key)-8:]))
 }
 
-// auditColumns: the link's chain, sequence and hash, and the hashed entry as jsonb.
+// auditColumns: the link's chain, sequence and hash (its view reads the hashed
+// entry out of value: folio_audit_entry).
 func auditColumns(key, value []byte) []any {
 	chain, _ := keyTail(key)
 	r, err := decodeRecord(value)
 	if err != nil {
-		return []any{nilIfEmpty(chain), nil, nil, nil}
+		return []any{nilIfEmpty(chain), nil, nil}
 	}
-	return []any{nilIfEmpty(chain), int64(r.Seq), r.Hash, jsonDoc(nil, r.Entry)[0]}
+	return []any{nilIfEmpty(chain), int64(r.Seq), r.Hash}
 }
 
 // headColumns: a chain head's chain (the key), sequence and hash (the value:
@@ -208,8 +198,9 @@ func headColumns(key, value []byte) []any {
 
 // agentEventColumns decodes the mailbox's stored record (actors/mailbox/log.go,
 // recordV2: version 2, At unix nanos (8), then PageID, EventID and Type each as
-// uvarint length + bytes, then the JSON payload); a record of another shape
-// leaves the columns NULL.
+// uvarint length + bytes, then the JSON payload): the columns and the payload's
+// offset in value (its view reads the payload from there); a record of another
+// shape leaves them NULL.
 func agentEventColumns(key, value []byte) []any {
 	tenant, seq := keyTail(key)
 	out := []any{nilIfEmpty(tenant), seq, nil, nil, nil, nil, nil}
@@ -227,7 +218,7 @@ func agentEventColumns(key, value []byte) []any {
 		out[i] = string(rest[k : k+int(n)])
 		rest = rest[k+int(n):]
 	}
-	out[6] = jsonDoc(nil, rest)[0]
+	out[6] = len(value) - len(rest)
 	return out
 }
 

@@ -34,11 +34,11 @@ func toKVLayout(t *testing.T, ctx context.Context, db *pgx.Conn) {
 			if _, err := tx.Exec(ctx, `INSERT INTO kv (bucket, key, value) SELECT $1, key, value FROM `+table, bucket); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `DROP TABLE `+table); err != nil {
+			if _, err := tx.Exec(ctx, `DROP TABLE `+table+` CASCADE`); err != nil {
 				return err
 			}
 		}
-		_, err := tx.Exec(ctx, `DROP FUNCTION folio_ts(text); DELETE FROM folio_schema WHERE version > 1`)
+		_, err := tx.Exec(ctx, `DROP FUNCTION folio_ts(text); DROP FUNCTION folio_audit_entry(bytea); DROP FUNCTION folio_json(bytea); DELETE FROM folio_schema WHERE version > 1`)
 		return err
 	})
 	if err != nil {
@@ -104,7 +104,7 @@ func TestPostgresMigratesADatabaseInTheKVLayout(t *testing.T) {
 			t.Errorf("%d rows of %s left in kv", n, bucket)
 		}
 	}
-	if n := count(t, ctx, db, `SELECT count(*) FROM pages WHERE key = $1 AND status = 'completed' AND decision = 'approved'`, []byte(id)); n != 1 {
+	if n := count(t, ctx, db, `SELECT count(*) FROM pages_view WHERE key = $1 AND status = 'completed' AND decision = 'approved'`, []byte(id)); n != 1 {
 		t.Errorf("the pages table has %d completed, approved rows for %s, want 1", n, id)
 	}
 	for path, want := range before {
@@ -127,7 +127,7 @@ func TestPostgresMigratesADatabaseInTheKVLayout(t *testing.T) {
 		t.Fatalf("audit after writing on the migrated chain: %v", v)
 	}
 	var raw json.RawMessage
-	if err := db.QueryRow(ctx, `SELECT doc FROM pages WHERE key = $1`, []byte(id2)).Scan(&raw); err != nil || len(raw) == 0 {
+	if err := db.QueryRow(ctx, `SELECT doc FROM pages_view WHERE key = $1`, []byte(id2)).Scan(&raw); err != nil || len(raw) == 0 {
 		t.Fatalf("the new page's doc: %s %v", raw, err)
 	}
 }
