@@ -1,6 +1,7 @@
 package main
 
 import (
+	"folio/transport/node/nodetest/ports"
 	"strings"
 	"testing"
 )
@@ -21,7 +22,7 @@ func TestPGLaterWaitIsAFlagWithItsTwin(t *testing.T) {
 		{nil, []string{"--pg-later-wait", "500us"}, "--pg-later-wait is 500µs: give at least 1ms"},
 		{[]string{"FOLIO_PG_LATER_WAIT=0s"}, nil, "--pg-later-wait is 0s: give at least 1ms"},
 	} {
-		out, err := runFolio(t, run.env, append([]string{"serve", "--addr", freeAddr(t), "--data", t.TempDir()}, run.args...)...)
+		out, err := runFolio(t, run.env, append([]string{"serve", "--addr", ports.Free(t), "--data", t.TempDir()}, run.args...)...)
 		if err == nil || !strings.Contains(out, run.want) {
 			t.Errorf("%v %v: %v\n%s", run.env, run.args, err, out)
 		}
