@@ -1,9 +1,10 @@
 package main
 
 import (
-	"folio/transport/node/nodetest/ports"
 	"strings"
 	"testing"
+
+	"folio/transport/node/nodetest/ports"
 )
 
 // --pg-later-wait and its twin FOLIO_PG_LATER_WAIT are documented with their
