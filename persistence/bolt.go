@@ -59,7 +59,7 @@ func openBolt(dir string) (*boltEngine, error) {
 // commit runs the group in one bbolt transaction; when a function fails the
 // transaction is rolled back and the rest are run again without it, so its writes
 // never reach the file and one bad write never sinks the others.
-func (e *boltEngine) commit(fns []func(*Tx) error, errs []error) error {
+func (e *boltEngine) commit(fns []func(*Tx) error, errs []error) (int, error) {
 	live := make([]int, len(fns)) // indexes of the functions still in the group
 	for i := range live {
 		live[i] = i
@@ -76,15 +76,15 @@ func (e *boltEngine) commit(fns []func(*Tx) error, errs []error) error {
 			return nil
 		})
 		if err == nil {
-			return nil
+			return 1, nil
 		}
 		if failed < 0 { // the commit itself failed (disk): nobody is acknowledged
-			return err
+			return 0, err
 		}
 		errs[live[failed]] = ferr
 		live = append(live[:failed:failed], live[failed+1:]...)
 	}
-	return nil
+	return 0, nil // every function failed: nothing to commit
 }
 
 func (e *boltEngine) view(fn func(*Tx) error) error {

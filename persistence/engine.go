@@ -8,11 +8,13 @@ package persistence
 
 // engine is one storage engine under a Store.
 type engine interface {
-	// commit runs fns in one durable transaction, in order. A function that fails
-	// has its writes undone and its error put in errs at its index; the others'
-	// writes commit together. A non-nil return means nothing was committed (errs is
+	// commit runs fns in one durable transaction, in order, or in several in
+	// order (PostgreSQL splits a group whose later function waits for a lock,
+	// postgres.go), and returns how many transactions it committed. A function that
+	// fails has its writes undone and its error put in errs at its index; the
+	// others' writes commit. A non-nil return means nothing was committed (errs is
 	// then meaningless). Functions may run more than once.
-	commit(fns []func(*Tx) error, errs []error) error
+	commit(fns []func(*Tx) error, errs []error) (int, error)
 	// view runs fn in a read-only transaction over one committed state.
 	view(fn func(*Tx) error) error
 	// shared reports whether other processes may commit to the same records (bbolt

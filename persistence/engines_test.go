@@ -326,7 +326,7 @@ func TestAGroupSeesItsCommittedWritesButNotAFailedOnes(t *testing.T) {
 			},
 		}
 		errs := make([]error, len(fns))
-		if err := s.eng.commit(fns, errs); err != nil {
+		if _, err := s.eng.commit(fns, errs); err != nil {
 			t.Fatal(err)
 		}
 		for i, want := range []error{nil, boom, nil, boom, nil} {

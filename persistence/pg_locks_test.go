@@ -207,7 +207,7 @@ func TestAKeyTwoNodesCreateAtOnceIsCreatedOnce(t *testing.T) {
 // locks p2 and waits for the head; A's second then needs p2: with every function
 // of a group waiting as long as it takes, that is a deadlock PostgreSQL breaks
 // after its deadlock_timeout (1 s) by failing a whole group, run again. A later
-// function waits at most pgLaterWait: A commits its first decision and runs the
+// function waits at most laterWait: A commits its first decision and runs the
 // second in its next transaction, B goes on. No deadlock, every decision once.
 func TestTwoGroupsLockingInOppositeOrdersDoNotDeadlock(t *testing.T) {
 	url := pgtest.URL(t)
@@ -215,7 +215,7 @@ func TestTwoGroupsLockingInOppositeOrdersDoNotDeadlock(t *testing.T) {
 	var mu sync.Mutex
 	counts := map[string]int64{}
 	for i := range engines {
-		e, err := openPostgres(url)
+		e, err := openPostgres(url, len(migrations), DefaultPGLaterWait)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -223,7 +223,7 @@ func TestTwoGroupsLockingInOppositeOrdersDoNotDeadlock(t *testing.T) {
 		t.Cleanup(func() { _ = e.close() })
 		engines[i] = e
 	}
-	if err := engines[0].commit([]func(*Tx) error{func(tx *Tx) error {
+	if _, err := engines[0].commit([]func(*Tx) error{func(tx *Tx) error {
 		_ = tx.Put("pages", []byte("p1"), U64(0))
 		_ = tx.Put("pages", []byte("p2"), U64(0))
 		return tx.Put("heads", []byte("t"), U64(0))
@@ -255,7 +255,8 @@ func TestTwoGroupsLockingInOppositeOrdersDoNotDeadlock(t *testing.T) {
 			},
 			decide("p2", nothing),
 		}
-		done <- engines[0].commit(a, make([]error, 2))
+		_, err := engines[0].commit(a, make([]error, 2))
+		done <- err
 	}()
 	go func() {
 		<-aHolds
@@ -263,7 +264,8 @@ func TestTwoGroupsLockingInOppositeOrdersDoNotDeadlock(t *testing.T) {
 			decide("p2", func() { bOnce.Do(func() { close(bLocked) }) }),
 			decide("p1", nothing),
 		}
-		done <- engines[1].commit(b, make([]error, 2))
+		_, err := engines[1].commit(b, make([]error, 2))
+		done <- err
 	}()
 	for range 2 {
 		if err := <-done; err != nil {

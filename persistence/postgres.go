@@ -13,9 +13,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// pgEngine keeps the buckets in one PostgreSQL database: a row per key in kv, a
-// row per bucket sequence in seq. bytea compares as bytes, so ordered scans see
-// the keys in the order bbolt would. Commits are synchronous (the server's
+// pgEngine keeps the buckets in one PostgreSQL database: the hot records' in
+// tables of their own (pg_tables.go), every other bucket as a row per key in kv,
+// a row per bucket sequence in seq. bytea compares as bytes, so ordered scans see
+// the keys in the order bbolt would, in kv and in every table (its primary key). Commits are synchronous (the server's
 // synchronous_commit, on by default): an acknowledged Update is on the server's
 // disk, and on a synchronous standby's when the server is configured for one.
 type pgEngine struct {
@@ -23,7 +24,18 @@ type pgEngine struct {
 	// retried, when set, is told of every re-run of a group, with its reason
 	// (retryReason); set before the first commit, never changed.
 	retried func(reason string)
+	// routes are the buckets kept in tables of their own, by bucket: none on a
+	// database at a schema version before schemaTables (a test writing as the
+	// release before did), pgRouted otherwise.
+	routes map[string]*pgSQL
+	// laterWait is lock_timeout for a group's later functions (commit), as SQL.
+	laterWait string
 }
+
+// DefaultPGLaterWait is how long a function after a group's first waits for a
+// row lock before the group commits without it (commit), unless
+// Options.PGLaterWait says otherwise.
+const DefaultPGLaterWait = 5 * time.Millisecond
 
 // pgTimeout bounds one transaction: a database that stops answering fails the
 // commits waiting on it instead of holding them for ever.
@@ -41,21 +53,19 @@ const (
 	pgScanPage  = 256
 )
 
-// migrations are the schema's versions, in order; a database records the last it
-// ran in folio_schema, and a starting node runs the rest under an advisory lock,
-// so nodes starting together migrate once.
-var migrations = []string{
-	`CREATE TABLE kv (bucket text NOT NULL, key bytea NOT NULL, value bytea NOT NULL, PRIMARY KEY (bucket, key));
-	 CREATE TABLE seq (bucket text PRIMARY KEY, value bigint NOT NULL)`,
-}
-
 // pgIdleInTx bounds how long a transaction may sit idle on its connection.
 const pgIdleInTx = 3 * time.Second
 
 // pgMigrateLock is the advisory lock the migrations are run under.
 const pgMigrateLock = 0x466f6c696f // "Folio"
 
-func openPostgres(url string) (*pgEngine, error) {
+// openPostgres opens the database at url, migrated up to schema version upTo
+// (len(migrations) in service); laterWait is the lock wait of a group's later
+// functions (at least a millisecond, lock_timeout's unit; 0 disables it there).
+func openPostgres(url string, upTo int, laterWait time.Duration) (*pgEngine, error) {
+	if laterWait < time.Millisecond {
+		return nil, fmt.Errorf("persistence: the later functions' lock wait is %v, want at least 1ms", laterWait)
+	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("persistence: %w", err)
@@ -76,38 +86,16 @@ func openPostgres(url string) (*pgEngine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("persistence: %w", err)
 	}
-	if err := migrate(ctx, pool); err != nil {
+	version, err := migrate(ctx, pool, upTo)
+	if err != nil {
 		pool.Close()
 		return nil, err
 	}
-	return &pgEngine{pool: pool}, nil
-}
-
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, pgMigrateLock); err != nil {
-			return fmt.Errorf("persistence: migrate: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS folio_schema (version int NOT NULL)`); err != nil {
-			return fmt.Errorf("persistence: migrate: %w", err)
-		}
-		var version int
-		if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM folio_schema`).Scan(&version); err != nil {
-			return fmt.Errorf("persistence: migrate: %w", err)
-		}
-		if version > len(migrations) {
-			return fmt.Errorf("persistence: the database is at schema version %d, newer than this binary's %d", version, len(migrations))
-		}
-		for v := version; v < len(migrations); v++ {
-			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
-				return fmt.Errorf("persistence: migration %d: %w", v+1, err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO folio_schema (version) VALUES ($1)`, v+1); err != nil {
-				return fmt.Errorf("persistence: migration %d: %w", v+1, err)
-			}
-		}
-		return nil
-	})
+	e := &pgEngine{pool: pool, laterWait: strconv.FormatInt(laterWait.Milliseconds(), 10) + "ms"}
+	if version >= schemaTables {
+		e.routes = pgRouted
+	}
+	return e, nil
 }
 
 // commit runs the group in one READ COMMITTED PostgreSQL transaction, each
@@ -129,37 +117,35 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // of every function it ran (a tenant's chain head, say) while a later function
 // waits for a record another node's group holds, which waits for the chain head.
 // So only a group's first function waits for a lock as long as it takes; the
-// later ones wait at most pgLaterWait (lock_timeout). A later function that would
+// later ones wait at most laterWait (lock_timeout, Options.PGLaterWait). A later function that would
 // wait longer is undone, the functions before it commit, and it runs first in
 // the next transaction, with the rest of the group (counted as "busy"). A wait
 // then never holds the locks of functions other than its own, and no cycle forms
 // unless two functions lock the same records in opposite orders themselves. A
 // deadlock that still happens, or a serialization failure, loses the whole
 // transaction, which is run again whole, as "may run more than once" allows.
-func (e *pgEngine) commit(fns []func(*Tx) error, errs []error) error {
+func (e *pgEngine) commit(fns []func(*Tx) error, errs []error) (int, error) {
+	txns := 0
 	for start := 0; start < len(fns); {
 		n, err := e.commitRetrying(fns[start:], errs[start:])
 		switch {
 		case err != nil && start == 0:
-			return err
+			return 0, err
 		case err != nil:
 			// The functions before start are committed; the others are not, and
 			// their callers are told to try again.
 			for j := start; j < len(fns); j++ {
 				errs[j] = unavailable{err}
 			}
-			return nil
+			return txns, nil
 		}
+		txns++
 		if start += n; start < len(fns) {
 			e.count("busy")
 		}
 	}
-	return nil
+	return txns, nil
 }
-
-// pgLaterWait is how long a function after a group's first waits for a row lock
-// before the group commits without it (commit).
-const pgLaterWait = "5ms"
 
 // commitRetrying commits a prefix of fns (at least one function), running the
 // transaction again whole when it lost a race; it returns how many were committed.
@@ -190,10 +176,10 @@ func (e *pgEngine) commitOnce(fns []func(*Tx) error, errs []error) (int, error) 
 	defer cancel()
 	done := len(fns)
 	err := pgx.BeginTxFunc(ctx, e.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(ptx pgx.Tx) error {
-		t := newPgTx(ctx, ptx, true)
+		t := newPgTx(ctx, ptx, true, e.routes)
 		for i, fn := range fns {
 			if i == 1 {
-				if _, err := ptx.Exec(ctx, `SET LOCAL lock_timeout = '`+pgLaterWait+`'`); err != nil {
+				if _, err := ptx.Exec(ctx, `SET LOCAL lock_timeout = '`+e.laterWait+`'`); err != nil {
 					return err
 				}
 			}
@@ -278,7 +264,8 @@ func retryable(err error) bool {
 }
 
 // insertRace: a key this transaction read as absent was created meanwhile by
-// another (unique_violation on kv's or seq's primary key, the only unique keys).
+// another (unique_violation on the primary key of kv, seq or a routed bucket's
+// table, the only unique keys).
 func insertRace(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23505"
@@ -308,7 +295,7 @@ func (e *pgEngine) view(fn func(*Tx) error) error {
 		return fmt.Errorf("persistence: %w", err)
 	}
 	defer func() { _ = ptx.Rollback(ctx) }()
-	tx := &Tx{t: newPgTx(ctx, ptx, false)}
+	tx := &Tx{t: newPgTx(ctx, ptx, false, e.routes)}
 	ferr := fn(tx)
 	if tx.err != nil {
 		return tx.err
@@ -355,6 +342,7 @@ type pgTx struct {
 	seqs       map[string]uint64
 	pendingSeq map[string]uint64
 	saved      bool
+	routes     map[string]*pgSQL // the engine's
 }
 
 type pgWrite struct {
@@ -363,9 +351,17 @@ type pgWrite struct {
 	value  []byte // nil: delete
 }
 
-func newPgTx(ctx context.Context, tx pgx.Tx, write bool) *pgTx {
+func newPgTx(ctx context.Context, tx pgx.Tx, write bool, routes map[string]*pgSQL) *pgTx {
 	return &pgTx{ctx: ctx, tx: tx, write: write, pending: map[string]pgWrite{}, cache: map[string][]byte{},
-		absent: map[string]bool{}, seqs: map[string]uint64{}, pendingSeq: map[string]uint64{}}
+		absent: map[string]bool{}, seqs: map[string]uint64{}, pendingSeq: map[string]uint64{}, routes: routes}
+}
+
+// sql is the bucket's statements: its table's, or kv's.
+func (t *pgTx) sql(bucket string) *pgSQL {
+	if s, ok := t.routes[bucket]; ok {
+		return s
+	}
+	return kvSQL
 }
 
 // open queues the running function's savepoint ahead of b's statements, unless it
@@ -415,13 +411,14 @@ func (t *pgTx) get(bucket string, key []byte) ([]byte, error) {
 	if v, ok := t.cache[ck]; ok {
 		return clone(v), nil
 	}
-	q := `SELECT value FROM kv WHERE bucket = $1 AND key = $2`
+	s := t.sql(bucket)
+	q := s.get
 	if t.write {
-		q += ` FOR UPDATE`
+		q = s.getLock
 	}
 	b := &pgx.Batch{}
 	opened := t.open(b)
-	b.Queue(q, bucket, key)
+	b.Queue(q, s.args(bucket, key)...)
 	var v []byte
 	err := t.row(b, opened, &v)
 	switch {
@@ -489,16 +486,16 @@ func (t *pgTx) flush(release bool) error {
 	}
 	for _, ck := range t.order {
 		w := t.pending[ck]
+		s := t.sql(w.bucket)
 		switch {
 		case w.value == nil:
-			b.Queue(`DELETE FROM kv WHERE bucket = $1 AND key = $2`, w.bucket, w.key)
+			b.Queue(s.del, s.args(w.bucket, w.key)...)
 		case t.absent[ck]:
 			// Read as absent: created here, or, if another transaction created it
 			// since, a unique violation that runs the function again (commitOnce).
-			b.Queue(`INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)`, w.bucket, w.key, w.value)
+			b.Queue(s.insert, s.args(w.bucket, w.key, s.row(w.key, w.value)...)...)
 		default:
-			b.Queue(`INSERT INTO kv (bucket, key, value) VALUES ($1, $2, $3)
-				ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, w.bucket, w.key, w.value)
+			b.Queue(s.upsert, s.args(w.bucket, w.key, s.row(w.key, w.value)...)...)
 		}
 	}
 	for bucket, n := range t.pendingSeq {
@@ -563,19 +560,20 @@ func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v [
 	// entry of a window, a newest-first page), and with serializable
 	// transactions every row read is also locked. Pages grow up to pgScanPage.
 	limit := pgScanFirst
+	s := t.sql(bucket) // a routed bucket's scan follows its table's primary key
 	for {
 		var q string
-		args := []any{bucket, lo, limit}
+		args := s.args(bucket, lo, limit)
 		switch {
 		case !reverse && hi == nil:
-			q = `SELECT key, value FROM kv WHERE bucket = $1 AND key >= $2 ORDER BY key LIMIT $3`
+			q = s.scanFrom
 		case !reverse:
-			q = `SELECT key, value FROM kv WHERE bucket = $1 AND key >= $2 AND key < $4 ORDER BY key LIMIT $3`
+			q = s.scanFromTo
 			args = append(args, hi)
 		case hi == nil:
-			q = `SELECT key, value FROM kv WHERE bucket = $1 AND key >= $2 ORDER BY key DESC LIMIT $3`
+			q = s.scanFromDesc
 		default:
-			q = `SELECT key, value FROM kv WHERE bucket = $1 AND key >= $2 AND key < $4 ORDER BY key DESC LIMIT $3`
+			q = s.scanToDesc
 			args = append(args, hi)
 		}
 		rows, err := t.tx.Query(t.ctx, q, args...)

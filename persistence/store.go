@@ -45,7 +45,7 @@ type Store struct {
 	done   chan struct{}
 
 	maxBatch  int
-	observe   func(batch int, took time.Duration)
+	observe   func(batch, transactions int, took time.Duration)
 	readFault func() error
 	noTree    bool // Options.NoAuditTree
 }
@@ -59,8 +59,10 @@ type commitReq struct {
 type Options struct {
 	// MaxBatch caps how many Update calls share one transaction (default 256).
 	MaxBatch int
-	// Observe, when set, is told the size and duration of every committed batch.
-	Observe func(batch int, took time.Duration)
+	// Observe, when set, is told the size and duration of every committed batch
+	// (group), and how many transactions committed it: one on bbolt, more on
+	// PostgreSQL when the group was split ("busy", Retried).
+	Observe func(batch, transactions int, took time.Duration)
 	// Retried, when set, is told of every re-run after a race lost on a shared
 	// store (PostgreSQL), with the reason: "deadlock" (SQLSTATE 40P01, the group
 	// run again whole), "unique" (23505: a key the function read as absent was
@@ -78,6 +80,11 @@ type Options struct {
 	// for benchmarks that measure what the tree costs, never in service (a chain
 	// appended without its tree is caught up later, catchUp leaves at a time).
 	NoAuditTree bool
+	// PGLaterWait is how long, on PostgreSQL, a function after the first of its
+	// group waits for a row lock another transaction holds before the group
+	// commits the functions before it and runs it first in the next transaction
+	// ("busy"); 0: DefaultPGLaterWait. At least a millisecond.
+	PGLaterWait time.Duration
 }
 
 // Open opens (creating if needed) the bbolt store dir/folio.db.
@@ -103,7 +110,11 @@ func OpenURL(url, dataDir string, opt Options) (*Store, error) {
 		}
 		return Open(dir, opt)
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
-		e, err := openPostgres(url)
+		wait := opt.PGLaterWait
+		if wait == 0 {
+			wait = DefaultPGLaterWait
+		}
+		e, err := openPostgres(url, len(migrations), wait)
 		if err != nil {
 			return nil, err
 		}
@@ -228,9 +239,9 @@ func (s *Store) commitLoop() {
 		}
 		clear(errs)
 		start := time.Now()
-		err := s.eng.commit(fns, errs[:len(batch)])
+		txns, err := s.eng.commit(fns, errs[:len(batch)])
 		if err == nil && s.observe != nil {
-			s.observe(len(batch), time.Since(start))
+			s.observe(len(batch), txns, time.Since(start))
 		}
 		for i, r := range batch {
 			if err != nil { // nothing was committed: nobody is acknowledged, all may try again

@@ -48,8 +48,8 @@ func TestViewTellsAFailedReadFromAnAbsentRecord(t *testing.T) {
 // often than the engine retries it.
 type lostEngine struct{ engine }
 
-func (lostEngine) commit([]func(*Tx) error, []error) error {
-	return errors.New("ERROR: could not serialize access due to concurrent update (SQLSTATE 40001)")
+func (lostEngine) commit([]func(*Tx) error, []error) (int, error) {
+	return 0, errors.New("ERROR: could not serialize access due to concurrent update (SQLSTATE 40001)")
 }
 
 // A write the engine could not commit at all is ErrUnavailable (503, try again),

@@ -14,6 +14,7 @@ import (
 
 	"folio/actors/page"
 	"folio/actors/tenant"
+	"folio/persistence"
 	"folio/transport/httpapi"
 	"folio/transport/mcp"
 	"folio/transport/node"
@@ -66,6 +67,7 @@ func serve(args []string) error {
 	fs.StringVar(&c.Addr, "addr", env("FOLIO_ADDR", "127.0.0.1:8080"), "listen address (FOLIO_ADDR)")
 	fs.StringVar(&c.DataDir, "data", env("FOLIO_DATA", "./data"), "data directory (FOLIO_DATA)")
 	fs.StringVar(&c.Store, "store", env("FOLIO_STORE", ""), "where records are kept: bolt://DIR (default: bbolt in --data) or postgres://… for a PostgreSQL database, migrated at start (FOLIO_STORE)")
+	fs.DurationVar(&c.PGLaterWait, "pg-later-wait", envDuration("FOLIO_PG_LATER_WAIT", persistence.DefaultPGLaterWait), "on a postgres:// --store, how long a write after the first of its group commit waits for a row another node holds before the group commits the writes before it and runs that one first in the next transaction (counted as busy in folio_store_retries_total); longer waits fewer splits but holds the group's locks longer; at least 1ms (FOLIO_PG_LATER_WAIT)")
 	fs.StringVar(&c.Bus.URL, "nats", env("FOLIO_NATS", ""), "an external NATS cluster (nats://host:port,…) through which nodes sharing --store tell each other of commits (FOLIO_NATS); empty: --nats-listen's embedded server, or the periodic check alone")
 	fs.StringVar(&c.Bus.Listen, "nats-listen", env("FOLIO_NATS_LISTEN", ""), "run a NATS server in this node and take routes from the other nodes on this host:port (FOLIO_NATS_LISTEN)")
 	fs.StringVar(&c.Bus.Routes, "nats-routes", env("FOLIO_NATS_ROUTES", ""), "the other nodes' --nats-listen addresses, nats://host:port,… (FOLIO_NATS_ROUTES)")
@@ -158,6 +160,9 @@ func serve(args []string) error {
 	}
 	if err := foliomcp.CheckNodeName(c.MCPSessions.Node); err != nil {
 		return fmt.Errorf("--node-name: %w", err)
+	}
+	if c.PGLaterWait < time.Millisecond {
+		return fmt.Errorf("--pg-later-wait is %v: give at least 1ms (PostgreSQL's lock_timeout counts in milliseconds, and 0 would wait for ever)", c.PGLaterWait)
 	}
 	proxies, err := httpapi.ParseTrustedProxies(*trusted)
 	if err != nil {

@@ -38,7 +38,10 @@ type Config struct {
 	// Store is where records are kept: empty or bolt://DIR for bbolt (DIR/folio.db;
 	// DataDir's when empty), postgres://… for a PostgreSQL database. Files (uploads,
 	// the mail outbox) stay under DataDir either way.
-	Store                 string
+	Store string
+	// PGLaterWait is the lock wait of a group's later writes on PostgreSQL
+	// (persistence.Options.PGLaterWait); 0: persistence.DefaultPGLaterWait.
+	PGLaterWait           time.Duration
 	BaseURL               string
 	PageBaseURL           string
 	ShortURLBase          string
@@ -279,7 +282,7 @@ func Open(cfg Config) (*Node, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m := newNodeMetrics(reg)
-	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit, Retried: m.retried, ReadFault: cfg.ReadFault, NoAuditTree: cfg.NoAuditTree})
+	store, err := persistence.OpenURL(cfg.Store, cfg.DataDir, persistence.Options{Observe: m.observeCommit, Retried: m.retried, ReadFault: cfg.ReadFault, NoAuditTree: cfg.NoAuditTree, PGLaterWait: cfg.PGLaterWait})
 	if err != nil {
 		return nil, err
 	}
