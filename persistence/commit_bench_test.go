@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
-	"sync"
 	"testing"
-	"time"
 )
 
 // BenchmarkGroupCommit measures durable Update calls through the commit loop at
@@ -20,40 +18,15 @@ func BenchmarkGroupCommit(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			lat := make([]time.Duration, b.N)
-			var mu sync.Mutex
-			next := 0
-			var wg sync.WaitGroup
-			b.ResetTimer()
-			start := time.Now()
-			for c := 0; c < clients; c++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						mu.Lock()
-						i := next
-						next++
-						mu.Unlock()
-						if i >= b.N {
-							return
-						}
-						t0 := time.Now()
-						if err := s.Update(func(tx *Tx) error {
-							if err := tx.Put("p", []byte(fmt.Sprintf("k%09d", i)), val); err != nil {
-								return err
-							}
-							_, _, err := tx.AppendAudit("tenant", val[:300])
-							return err
-						}); err != nil {
-							b.Error(err)
-						}
-						lat[i] = time.Since(t0)
+			lat, el := commitFrom(b, clients, func(i int) error {
+				return s.Update(func(tx *Tx) error {
+					if err := tx.Put("p", []byte(fmt.Sprintf("k%09d", i)), val); err != nil {
+						return err
 					}
-				}()
-			}
-			wg.Wait()
-			el := time.Since(start)
+					_, _, err := tx.AppendAudit("tenant", val[:300])
+					return err
+				})
+			})
 			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 			b.ReportMetric(float64(b.N)/el.Seconds(), "commits/s")
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")

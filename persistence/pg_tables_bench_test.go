@@ -5,7 +5,6 @@ package persistence
 import (
 	"bytes"
 	"fmt"
-	"sync"
 	"testing"
 
 	"folio/persistence/pgtest"
@@ -34,41 +33,20 @@ func BenchmarkPGPublishShape(b *testing.B) {
 			}
 			s := newStore(e, Options{})
 			defer s.Close()
-			var next int
-			var mu sync.Mutex
-			var wg sync.WaitGroup
 			b.SetBytes(int64(len(page)))
-			b.ResetTimer()
-			for c := 0; c < 16; c++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						mu.Lock()
-						i := next
-						next++
-						mu.Unlock()
-						if i >= b.N {
-							return
-						}
-						id := []byte(fmt.Sprintf("pg_%09d", i))
-						if err := s.Update(func(tx *Tx) error {
-							if err := tx.Put("pages", id, page); err != nil {
-								return err
-							}
-							if err := tx.Put("page_revs", id, U64(1)); err != nil {
-								return err
-							}
-							_, _, err := tx.AppendAudit("ten_bench", []byte(`{"event_type":"page.created","page_id":"`+string(id)+`"}`))
-							return err
-						}); err != nil {
-							b.Error(err)
-							return
-						}
+			commitFrom(b, 16, func(i int) error {
+				id := []byte(fmt.Sprintf("pg_%09d", i))
+				return s.Update(func(tx *Tx) error {
+					if err := tx.Put("pages", id, page); err != nil {
+						return err
 					}
-				}()
-			}
-			wg.Wait()
+					if err := tx.Put("page_revs", id, U64(1)); err != nil {
+						return err
+					}
+					_, _, err := tx.AppendAudit("ten_bench", []byte(`{"event_type":"page.created","page_id":"`+string(id)+`"}`))
+					return err
+				})
+			})
 		})
 	}
 }
