@@ -33,18 +33,6 @@ func openAt(t *testing.T, url string, version int) *Store {
 	return s
 }
 
-func connect(t *testing.T, url string) (*pgx.Conn, context.Context) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	db, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close(context.Background()) })
-	return db, ctx
-}
-
 func queryInt(t *testing.T, ctx context.Context, db *pgx.Conn, q string, args ...any) int {
 	t.Helper()
 	var n int
@@ -87,7 +75,7 @@ func TestAKVLayoutDatabaseIsMigratedToTheTablesAndReadsBack(t *testing.T) {
 	if err := old.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, ctx := connect(t, url)
+	db, ctx := pgtest.Connect(t, url, time.Minute)
 	if got := queryInt(t, ctx, db, `SELECT count(*) FROM kv WHERE bucket IN ('pages', 'audit', 'audit_head')`); got != 2*n+1 {
 		t.Fatalf("version 1 wrote %d rows of pages and audit into kv, want %d", got, 2*n+1)
 	}
@@ -203,7 +191,7 @@ func TestADatabaseNewerThanTheBinaryIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = s.Close()
-	db, ctx := connect(t, url)
+	db, ctx := pgtest.Connect(t, url, time.Minute)
 	if _, err := db.Exec(ctx, `INSERT INTO folio_schema (version) VALUES ($1)`, len(migrations)+1); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +232,7 @@ func TestNodesOpeningTogetherMigrateOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, ctx := connect(t, url)
+	db, ctx := pgtest.Connect(t, url, time.Minute)
 	if got := queryInt(t, ctx, db, `SELECT count(*) FROM folio_schema WHERE version = 2`); got != 1 {
 		t.Fatalf("migration 2 recorded %d times, want once", got)
 	}
@@ -265,7 +253,7 @@ func TestASplitGroupCountsEachTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.close() })
-	db, ctx := connect(t, url)
+	db, ctx := pgtest.Connect(t, url, time.Minute)
 	if _, err := e.commit([]func(*Tx) error{func(tx *Tx) error { return tx.Put("audit_head", []byte("hot"), U64(0)) }}, make([]error, 1)); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"folio/persistence/pglocal"
 )
 
@@ -27,6 +29,21 @@ var (
 	startEr error
 	dbs     atomic.Int64
 )
+
+// Connect opens one connection to the database at url, as an operator's psql
+// would, closed when the test ends; ctx bounds what the test does with it (a
+// minute, or two for within on a loaded machine).
+func Connect(t testing.TB, url string, within time.Duration) (*pgx.Conn, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	t.Cleanup(cancel)
+	db, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	return db, ctx
+}
 
 // URL returns the address of a new, empty database on the package's server,
 // starting the server on first use; it is stopped when the test binary exits

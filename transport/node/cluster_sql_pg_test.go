@@ -1,7 +1,6 @@
 package node_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"folio/persistence/pgtest"
 	"folio/transport/node"
@@ -61,13 +58,7 @@ func TestClusterDocQueriesRunOnTheTables(t *testing.T) {
 		"retry": map[string]any{"max_attempts": 5, "initial_delay_seconds": 3600}}})
 	e.Must(200, "POST", "/v1/pages/"+hooked+"/actions/approve", key, map[string]any{"actor": map[string]any{"identity": "p@example.com"}})
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close(context.Background()) }()
+	db, ctx := pgtest.Connect(t, url, time.Minute)
 	for { // the first attempt fails, then the delivery waits an hour for its next
 		var n int
 		if err := db.QueryRow(ctx, `SELECT count(*) FROM deliveries_view WHERE attempt_count > 0`).Scan(&n); err != nil {

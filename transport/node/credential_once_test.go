@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"folio/actors/page"
-	"folio/actors/people"
 	"folio/transport/credential"
 	"folio/transport/node"
 	"folio/transport/node/nodetest"
@@ -35,14 +33,7 @@ func TestACredentialIsResolvedOncePerRequest(t *testing.T) {
 	})
 	key, _ := e.Register("once")
 	id := e.Publish(key, map[string]any{"visibility": "public"})
-	u, _, err := e.Node.People.SignIn(people.Proof{Email: "reviewer@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	session, _, err := e.Node.People.StartSession(u, page.AuthMagicLink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	session, _ := e.SignIn("reviewer@example.com")
 	once := func(what, method, path string, form url.Values) {
 		t.Helper()
 		req, err := http.NewRequest(method, e.Srv.URL+path, strings.NewReader(form.Encode()))

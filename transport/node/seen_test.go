@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"folio/actors/page"
-	"folio/actors/people"
 	"folio/transport/httpapi"
 	"folio/transport/node/nodetest"
 )
@@ -21,14 +19,7 @@ func TestTheVersionAPersonSawIsKeptForTheirNextVisit(t *testing.T) {
 	e := nodetest.New(t)
 	key, _ := e.Register("seen")
 	id := e.Publish(key, nil)
-	u, _, err := e.Node.People.SignIn(people.Proof{Email: "reviewer@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	session, _, err := e.Node.People.StartSession(u, page.AuthMagicLink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	session, _ := e.SignIn("reviewer@example.com")
 	path := "/internal/pages/" + id + "/seen"
 	for _, who := range []string{"", key} {
 		if r := e.Do("POST", path, who, map[string]any{"version": 1}); r.Status != 401 || r.ErrCode(t) != "UNAUTHORIZED" {

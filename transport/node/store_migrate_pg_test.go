@@ -9,8 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"folio/actors/page"
-	"folio/actors/people"
 	"folio/persistence/pgtest"
 	"folio/transport/node"
 	"folio/transport/node/nodetest"
@@ -65,14 +63,7 @@ func TestPostgresMigratesADatabaseInTheKVLayout(t *testing.T) {
 	key, _ := e.Register("migrating")
 	id := e.Publish(key, nil)
 	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"actor": map[string]any{"identity": "p@example.com"}})
-	u, _, err := e.Node.People.SignIn(people.Proof{Email: "reviewer@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	session, _, err := e.Node.People.StartSession(u, page.AuthMagicLink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	session, u := e.SignIn("reviewer@example.com")
 	before := map[string]string{}
 	for _, path := range []string{"/v1/pages/" + id, "/v1/pages/" + id + "/agent-events", "/v1/tenant"} {
 		before[path] = string(e.Do("GET", path, key, nil).Body)
@@ -81,13 +72,7 @@ func TestPostgresMigratesADatabaseInTheKVLayout(t *testing.T) {
 	oldURL := e.Srv.URL // the reopened node answers on another port
 	e.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = db.Close(context.Background()) }()
+	db, ctx := pgtest.Connect(t, url, time.Minute)
 	toKVLayout(t, ctx, db)
 	for _, bucket := range []string{"pages", "audit", "agent_events", "sessions", "keys"} {
 		if count(t, ctx, db, `SELECT count(*) FROM kv WHERE bucket = $1`, bucket) == 0 {

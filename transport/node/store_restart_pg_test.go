@@ -1,13 +1,10 @@
 package node_test
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"folio/persistence/pgtest"
 	"folio/transport/node"
@@ -23,13 +20,7 @@ func TestCutStoreConnectionsNeverAnswerUnauthorizedOrNotFound(t *testing.T) {
 	key, _ := e.Register("cut")
 	id := e.Publish(key, nil)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a loaded machine
-	defer cancel()
-	admin, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(context.Background())
+	admin, ctx := pgtest.Connect(t, url, 2*time.Minute) // a loaded machine
 
 	const clients, each = 4, 40
 	var wg sync.WaitGroup

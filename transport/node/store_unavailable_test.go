@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"folio/actors/page"
-	"folio/actors/people"
 	"folio/transport/node"
 	"folio/transport/node/nodetest"
 )
@@ -34,14 +32,7 @@ func TestStoreReadFailureIsTryAgainNotUnauthorizedOrNotFound(t *testing.T) {
 	e := nodetest.New(t, flaky.option)
 	key, _ := e.Register("flaky")
 	id := e.Publish(key, map[string]any{"visibility": "public"})
-	u, _, err := e.Node.People.SignIn(people.Proof{Email: "reviewer@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	session, _, err := e.Node.People.StartSession(u, page.AuthMagicLink)
-	if err != nil {
-		t.Fatal(err)
-	}
+	session, _ := e.SignIn("reviewer@example.com")
 	// A node that has nothing in memory yet (just restarted): every credential and
 	// the page are read from the store.
 	e = e.Reopen(flaky.option)

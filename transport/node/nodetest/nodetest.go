@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"folio/actors/page"
+	"folio/actors/people"
 	"folio/persistence/storetest"
 	"folio/transport/node"
 )
@@ -195,6 +197,21 @@ func (e *Env) Register(name string) (key, tenantID string) {
 	e.t.Helper()
 	m := e.Must(201, "POST", "/v1/auth/agent/register", "", map[string]any{"name": name})
 	return m["apiKey"].(string), m["tenantId"].(string)
+}
+
+// SignIn signs the person with this e-mail in by magic link, as a mailed link
+// would, and returns the session token (the session cookie's value) and the user.
+func (e *Env) SignIn(email string) (token string, u people.User) {
+	e.t.Helper()
+	u, _, err := e.Node.People.SignIn(people.Proof{Email: email})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	token, _, err = e.Node.People.StartSession(u, page.AuthMagicLink)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return token, u
 }
 
 // Publish publishes an approval page with approve/reject actions and returns its id.
