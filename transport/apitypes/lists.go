@@ -1,0 +1,26 @@
+package apitypes
+
+// The listings' windows: one shape each, the element left to its reader. The
+// server writes each element from its stored record as is (a page through its
+// view, an agent event as the bytes the mailbox kept, acknowledged flag added),
+// so that nothing on the wire changes with the Go type that carries it; the
+// client reads the same window with its structured element (client.Page,
+// client.InboxEvent), which is the one definition of the element's shape, and
+// TestTheServerWritesTheClientsShapes checks that the two agree.
+
+// PageList is one window of the tenant's pages (GET /v1/pages), newest first.
+type PageList[P any] struct {
+	Pages  []P `json:"pages"`
+	Total  int `json:"total"` // every page that matches the filter
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+}
+
+// EventList is one window of agent events, oldest first: the unacknowledged ones
+// (GET /v1/agent/inbox) or one page's retained ones (GET /v1/pages/:id/agent-events).
+type EventList[E any] struct {
+	Events []E `json:"events"`
+	Total  int `json:"total"` // every event of the listing
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+}
