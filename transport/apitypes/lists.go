@@ -24,3 +24,29 @@ type EventList[E any] struct {
 	Limit  int `json:"limit"`
 	Offset int `json:"offset"`
 }
+
+// CommentList is one window of a page's comments (GET /v1/pages/:id/comments),
+// oldest first.
+type CommentList[C any] struct {
+	Comments []C `json:"comments"`
+	Total    int `json:"total"` // every comment of the page
+}
+
+// FileList is a page's files (GET /v1/pages/:id/files).
+type FileList[F any] struct {
+	Files []F `json:"files"`
+}
+
+// AuditList is one page (page, per_page: 1-based) of a page's audit records (GET
+// /v1/pages/:id/audit), oldest first.
+type AuditList[E any] struct {
+	Items   []E `json:"items"`
+	Total   int `json:"total"` // every record of the page
+	Page    int `json:"page"`
+	PerPage int `json:"per_page"`
+}
+
+// TemplateList is the catalog of page templates (GET /v1/templates).
+type TemplateList[T any] struct {
+	Templates []T `json:"templates"`
+}

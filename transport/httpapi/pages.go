@@ -260,6 +260,6 @@ func (s *Server) pageAudit(w http.ResponseWriter, r *http.Request, ps httprouter
 			items = append(items, e)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items, "total": total, "page": pg, "per_page": per})
+	writeJSON(w, http.StatusOK, apitypes.AuditList[audit.Entry]{Items: items, Total: total, Page: pg, PerPage: per})
 	return nil
 }

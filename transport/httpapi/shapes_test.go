@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"folio/actors/model/audit"
+	"folio/actors/model/templates"
 	"folio/transport/apitypes"
 	"folio/transport/client"
 )
@@ -22,6 +24,10 @@ var serverShapes = []struct {
 	{apitypes.PageList[pageView]{}, client.PageList{}},
 	{waitOutcome{}, client.Outcome{}},
 	{apitypes.EventList[json.RawMessage]{}, client.EventList{}},
+	{apitypes.CommentList[commentView]{}, client.CommentList{}},
+	{apitypes.FileList[fileListItem]{}, client.FileList{}},
+	{apitypes.AuditList[audit.Entry]{}, client.AuditList{}},
+	{apitypes.TemplateList[*templates.Template]{}, client.TemplateList{}},
 }
 
 // TestTheServerWritesTheClientsShapes: where the server writes an answer with
