@@ -50,3 +50,12 @@ type AuditList[E any] struct {
 type TemplateList[T any] struct {
 	Templates []T `json:"templates"`
 }
+
+// DeliveryList is one window of a page's callbacks and notifications with their
+// attempts (GET /v1/pages/:id/deliveries), newest first.
+type DeliveryList[D any] struct {
+	Deliveries []D `json:"deliveries"`
+	Total      int `json:"total"`
+	Limit      int `json:"limit"`
+	Offset     int `json:"offset"`
+}

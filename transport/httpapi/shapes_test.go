@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"folio/actors/model/audit"
+	"folio/actors/model/blocks"
 	"folio/actors/model/templates"
 	"folio/transport/apitypes"
 	"folio/transport/client"
@@ -28,6 +29,9 @@ var serverShapes = []struct {
 	{apitypes.FileList[fileListItem]{}, client.FileList{}},
 	{apitypes.AuditList[audit.Entry]{}, client.AuditList{}},
 	{apitypes.TemplateList[*templates.Template]{}, client.TemplateList{}},
+	{apitypes.BlockFixed[*blocks.Block]{}, client.BlockFixed{}},
+	{apitypes.DeliveryList[deliveryView]{}, client.DeliveryList{}},
+	{approvalStatus{}, client.ApprovalStatus{}},
 }
 
 // TestTheServerWritesTheClientsShapes: where the server writes an answer with
