@@ -12,4 +12,11 @@
 //     (zero <-> null) where the server has no other way to say "unset", and a
 //     pointer where null and empty differ (a comment may be "").
 //   - Open-ended JSON (block data) is json.RawMessage.
+//   - A listing whose elements the server writes from its own records (a stored
+//     page through its view, an agent event's stored bytes, an audit entry) is a
+//     window generic in its element (PageList[P], EventList[E], ...): one
+//     declaration of the envelope, the server filling it with its records and the
+//     client reading it with its structured element, which is the one definition
+//     of the element's shape (httpapi's TestTheServerWritesTheClientsShapes holds
+//     the two sides to the same members).
 package apitypes

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"time"
+
+	"folio/transport/apitypes"
 )
 
 // AuditEntry is one record of the tenant's hash-chained audit log.
@@ -18,12 +20,7 @@ type AuditEntry struct {
 }
 
 // AuditList is one window of a page's audit records, oldest first.
-type AuditList struct {
-	Items   []AuditEntry `json:"items"`
-	Total   int          `json:"total"`
-	Page    int          `json:"page"`
-	PerPage int          `json:"per_page"`
-}
+type AuditList = apitypes.AuditList[AuditEntry]
 
 // PageAudit reads a page's audit records (GET /v1/pages/:id/audit); page is 1-based
 // and perPage 1-200, zero for the defaults (1 and 50).

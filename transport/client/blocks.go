@@ -1,16 +1,13 @@
 package client
 
-import "context"
+import (
+	"context"
+
+	"folio/transport/apitypes"
+)
 
 // BlocksAppended is the page after PATCH /v1/pages/:id/blocks.
-type BlocksAppended struct {
-	PageID           string   `json:"pageId"`
-	Version          int      `json:"version"`
-	TotalBlocks      int      `json:"totalBlocks"`
-	AppendedBlocks   int      `json:"appendedBlocks"`
-	AppendedBlockIDs []string `json:"appendedBlockIds"`
-	Warnings         []string `json:"warnings"`
-}
+type BlocksAppended = apitypes.BlocksAppended
 
 // BlockPatch changes one top-level block: nil fields are left as they are; Title
 // sets data.title.
@@ -25,28 +22,13 @@ type BlockPatch struct {
 }
 
 // BlockFixed is the block after PATCH /v1/pages/:id/blocks/:blockId.
-type BlockFixed struct {
-	PageID   string   `json:"pageId"`
-	BlockID  string   `json:"blockId"`
-	Version  int      `json:"version"`
-	Block    Block    `json:"block"`
-	Warnings []string `json:"warnings"`
-}
+type BlockFixed = apitypes.BlockFixed[Block]
 
 // BlockList is the page's top-level block order after a reorder.
-type BlockList struct {
-	PageID      string   `json:"pageId"`
-	Version     int      `json:"version"`
-	TotalBlocks int      `json:"totalBlocks"`
-	BlockIDs    []string `json:"blockIds"`
-}
+type BlockList = apitypes.BlockList
 
 // BlockInserted is the block order after an insert, and the new block's id.
-type BlockInserted struct {
-	BlockList
-	BlockID  string   `json:"blockId"`
-	Warnings []string `json:"warnings"`
-}
+type BlockInserted = apitypes.BlockInserted
 
 type blockAppend struct {
 	Blocks []Block `json:"blocks"`

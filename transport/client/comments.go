@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"time"
+
+	"folio/transport/apitypes"
 )
 
 // CommentRequest is the body of POST /v1/pages/:id/comments.
@@ -39,10 +41,7 @@ type Comment struct {
 }
 
 // CommentList is one window of a page's comments, in creation order.
-type CommentList struct {
-	Comments []Comment `json:"comments"`
-	Total    int       `json:"total"`
-}
+type CommentList = apitypes.CommentList[Comment]
 
 // CommentEdit is the body of PATCH /v1/pages/:id/comments/:commentId. The owner's
 // key needs neither identity nor token.

@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"time"
+
+	"folio/transport/apitypes"
 )
 
 // Delivery is one callback or notification of a page and its attempts.
@@ -44,21 +46,10 @@ type DeliveryReply struct {
 }
 
 // DeliveryList is one window of a page's deliveries, newest first.
-type DeliveryList struct {
-	Deliveries []Delivery `json:"deliveries"`
-	Total      int        `json:"total"`
-	Limit      int        `json:"limit"`
-	Offset     int        `json:"offset"`
-}
+type DeliveryList = apitypes.DeliveryList[Delivery]
 
 // DeliveryQueued is a manual retry accepted: it runs in the background.
-type DeliveryQueued struct {
-	ID       string    `json:"id"`
-	PageID   string    `json:"pageId"`
-	EventID  string    `json:"eventId"`
-	Status   string    `json:"status"` // "queued"
-	QueuedAt time.Time `json:"queuedAt"`
-}
+type DeliveryQueued = apitypes.DeliveryQueued
 
 // ListDeliveries lists a page's callbacks and notifications (GET
 // /v1/pages/:id/deliveries).

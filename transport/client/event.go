@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"folio/transport/apitypes"
 )
 
 // EventReset is the Type of the control event the agent stream sends when it cannot
@@ -51,18 +53,20 @@ type InboxEvent struct {
 	Acknowledged bool `json:"acknowledged"`
 }
 
-// EventList is one window of the agent inbox, oldest first.
-type EventList struct {
-	Events []InboxEvent `json:"events"`
-	Total  int          `json:"total"` // every unacknowledged event
-	Limit  int          `json:"limit"`
-	Offset int          `json:"offset"`
-}
+// EventList is one window of agent events, oldest first: the unacknowledged ones
+// (AgentInbox; Total counts every one) or one page's (PageAgentEvents).
+type EventList = apitypes.EventList[InboxEvent]
 
 // AgentInbox lists the tenant's unacknowledged events (GET /v1/agent/inbox): what
 // to read after a reset.
 func (c *Client) AgentInbox(ctx context.Context, o ListOptions) (*EventList, error) {
 	return call[EventList](ctx, c, "GET", withQuery("/v1/agent/inbox", o.values()), nil)
+}
+
+// PageAgentEvents lists one page's retained agent events, acknowledged or not,
+// oldest first (GET /v1/pages/:id/agent-events).
+func (c *Client) PageAgentEvents(ctx context.Context, pageID string, o ListOptions) (*EventList, error) {
+	return call[EventList](ctx, c, "GET", withQuery("/v1/pages/"+esc(pageID)+"/agent-events", o.values()), nil)
 }
 
 // Ack removes an event from the agent inbox (POST /v1/events/:id/ack); id is the

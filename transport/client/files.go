@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"folio/transport/apitypes"
 )
 
 // File is a file attached to a page.
@@ -33,9 +35,7 @@ type FileEntry struct {
 }
 
 // FileList is a page's files.
-type FileList struct {
-	Files []FileEntry `json:"files"`
-}
+type FileList = apitypes.FileList[FileEntry]
 
 // presignRequest, presigned, uploaded and completeRequest are the three steps of an
 // upload (docs/spec.md 4.6), which Upload hides.

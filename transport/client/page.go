@@ -91,12 +91,7 @@ type DraftCreated = apitypes.DraftCreated
 type DraftPublished = apitypes.DraftPublished
 
 // PageList is one window of the tenant's pages, newest first.
-type PageList struct {
-	Pages  []Page `json:"pages"`
-	Total  int    `json:"total"`
-	Limit  int    `json:"limit"`
-	Offset int    `json:"offset"`
-}
+type PageList = apitypes.PageList[Page]
 
 // PageFilter selects pages to list; zero values leave the server's defaults.
 type PageFilter struct {

@@ -185,10 +185,11 @@ func (w *walker) check(typ reflect.Type, s map[string]any, where string) {
 	}
 }
 
-// visit records typ, and the structs embedded in it, as checked.
+// visit records typ, and the structs embedded in it, as checked; a generic
+// type (apitypes.PageList[Page]) by its declared name.
 func (w *walker) visit(typ reflect.Type) {
-	if typ.Name() != "" {
-		w.visited[typ.Name()] = true
+	if name, _, _ := strings.Cut(typ.Name(), "["); name != "" {
+		w.visited[name] = true
 	}
 	for f := range typ.Fields() {
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {

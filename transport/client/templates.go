@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"encoding/json"
+
+	"folio/transport/apitypes"
 )
 
 // Template is a named page the server builds from variables.
@@ -24,9 +26,7 @@ type TemplateVariable struct {
 }
 
 // TemplateList is every template the server offers.
-type TemplateList struct {
-	Templates []Template `json:"templates"`
-}
+type TemplateList = apitypes.TemplateList[Template]
 
 // TemplateRequest is the body of POST /v1/publish/template/:name: the variables,
 // keyed by the template's variable keys, and page fields beside them.

@@ -12,8 +12,12 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/apitypes"
 )
 
+// eventsJSON is each stored event as the mailbox kept it, with its acknowledged
+// flag: the bytes are written as stored (client.Event is the one definition of
+// their shape), so no re-encoding can change an event the agent already read.
 func eventsJSON(list []mailbox.Stored) []json.RawMessage {
 	out := make([]json.RawMessage, len(list))
 	for i, s := range list {
@@ -32,7 +36,7 @@ func (rt *realtime) agentInbox(w http.ResponseWriter, r *http.Request, _ httprou
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": eventsJSON(list), "total": total, "limit": limit, "offset": offset})
+	writeJSON(w, http.StatusOK, apitypes.EventList[json.RawMessage]{Events: eventsJSON(list), Total: total, Limit: limit, Offset: offset})
 	return nil
 }
 
@@ -79,6 +83,6 @@ func (rt *realtime) pageAgentEvents(w http.ResponseWriter, r *http.Request, ps h
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"events": eventsJSON(list), "total": total, "limit": limit, "offset": offset})
+	writeJSON(w, http.StatusOK, apitypes.EventList[json.RawMessage]{Events: eventsJSON(list), Total: total, Limit: limit, Offset: offset})
 	return nil
 }

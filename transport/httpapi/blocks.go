@@ -10,6 +10,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/apitypes"
 )
 
 func (s *Server) appendBlocks(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
@@ -27,10 +28,8 @@ func (s *Server) appendBlocks(w http.ResponseWriter, r *http.Request, ps httprou
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"pageId": res.Page.ID, "version": res.Page.Version, "totalBlocks": len(res.Page.Blocks),
-		"appendedBlocks": len(res.BlockIDs), "appendedBlockIds": res.BlockIDs, "warnings": warningsOrEmpty(res.Warnings),
-	})
+	writeJSON(w, http.StatusOK, apitypes.BlocksAppended{PageID: res.Page.ID, Version: res.Page.Version, TotalBlocks: len(res.Page.Blocks),
+		AppendedBlocks: len(res.BlockIDs), AppendedBlockIDs: res.BlockIDs, Warnings: warningsOrEmpty(res.Warnings)})
 	return nil
 }
 
@@ -50,10 +49,8 @@ func (s *Server) fixBlock(w http.ResponseWriter, r *http.Request, ps httprouter.
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"pageId": res.Page.ID, "blockId": res.Block.ID, "version": res.Page.Version,
-		"block": res.Block, "warnings": warningsOrEmpty(res.Warnings),
-	})
+	writeJSON(w, http.StatusOK, apitypes.BlockFixed[*blocks.Block]{PageID: res.Page.ID, BlockID: res.Block.ID, Version: res.Page.Version,
+		Block: res.Block, Warnings: warningsOrEmpty(res.Warnings)})
 	return nil
 }
 
@@ -105,11 +102,13 @@ func (s *Server) insertBlock(w http.ResponseWriter, r *http.Request, ps httprout
 	return nil
 }
 
+// writeBlockList answers a reorder with the block order, and an insert (res.Block
+// set) with the order, the new block's id and the warnings about it.
 func writeBlockList(w http.ResponseWriter, res *page.Result) {
-	out := map[string]any{"pageId": res.Page.ID, "version": res.Page.Version, "totalBlocks": len(res.Page.Blocks), "blockIds": res.Page.BlockIDs()}
-	if res.Block != nil {
-		out["blockId"] = res.Block.ID
-		out["warnings"] = warningsOrEmpty(res.Warnings)
+	list := apitypes.BlockList{PageID: res.Page.ID, Version: res.Page.Version, TotalBlocks: len(res.Page.Blocks), BlockIDs: res.Page.BlockIDs()}
+	if res.Block == nil {
+		writeJSON(w, http.StatusOK, list)
+		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, apitypes.BlockInserted{BlockList: list, BlockID: res.Block.ID, Warnings: warningsOrEmpty(res.Warnings)})
 }

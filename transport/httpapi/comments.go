@@ -8,6 +8,7 @@ import (
 
 	"folio/actors/page"
 	"folio/actors/registry"
+	"folio/transport/apitypes"
 )
 
 // commentView is the comment object (specification §2.5).
@@ -80,7 +81,7 @@ func (rt *realtime) listComments(w http.ResponseWriter, r *http.Request, ps http
 	for i, c := range res.Comments {
 		out[i] = viewComment(c)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"comments": out, "total": res.Total})
+	writeJSON(w, http.StatusOK, apitypes.CommentList[commentView]{Comments: out, Total: res.Total})
 	return nil
 }
 

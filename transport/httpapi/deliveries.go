@@ -12,6 +12,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
+	"folio/transport/apitypes"
 )
 
 // DeliveryDeps are what the delivery routes need.
@@ -46,11 +47,15 @@ func (h *deliveryHandlers) approval(w http.ResponseWriter, r *http.Request, ps h
 	if res.Page.Approval == nil {
 		return fault.New(fault.NotFound, "this page has no approval chain", map[string]any{"resource": "approval_chain", "id": res.Page.ID})
 	}
-	writeJSON(w, http.StatusOK, struct {
-		PageID string `json:"pageId"`
-		page.ChainView
-	}{res.Page.ID, res.Page.Approval.View()})
+	writeJSON(w, http.StatusOK, approvalStatus{res.Page.ID, res.Page.Approval.View()})
 	return nil
+}
+
+// approvalStatus is the answer of GET /v1/pages/:id/approval: the chain as the
+// page keeps it (client.ApprovalStatus is the one definition of its shape).
+type approvalStatus struct {
+	PageID string `json:"pageId"`
+	page.ChainView
 }
 
 // list is GET /v1/pages/:id/deliveries: every callback and notification of the page
@@ -76,7 +81,7 @@ func (h *deliveryHandlers) list(w http.ResponseWriter, r *http.Request, ps httpr
 	for i, d := range rows {
 		out[i] = viewDelivery(d)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"deliveries": out, "total": total, "limit": limit, "offset": offset})
+	writeJSON(w, http.StatusOK, apitypes.DeliveryList[deliveryView]{Deliveries: out, Total: total, Limit: limit, Offset: offset})
 	return nil
 }
 
@@ -102,7 +107,7 @@ func (h *deliveryHandlers) retry(w http.ResponseWriter, _ *http.Request, ps http
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"id": d.ID, "pageId": d.PageID, "eventId": d.EventID, "status": "queued", "queuedAt": h.s.now().UTC()})
+	writeJSON(w, http.StatusAccepted, apitypes.DeliveryQueued{ID: d.ID, PageID: d.PageID, EventID: d.EventID, Status: "queued", QueuedAt: h.s.now().UTC()})
 	return nil
 }
 

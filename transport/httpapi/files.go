@@ -16,6 +16,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
+	"folio/transport/apitypes"
 )
 
 // Signed storage addresses: /v1/storage/upload/<size>-<token>/<url-encoded key> and
@@ -196,7 +197,7 @@ func (rt *realtime) listFiles(w http.ResponseWriter, r *http.Request, ps httprou
 	for i, f := range res.Files {
 		out[i] = fileListItem{ID: f.ID, Filename: f.Filename, MimeType: f.MimeType, SizeBytes: f.SizeBytes, UploadedBy: f.UploadedBy, CreatedAt: f.CreatedAt}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"files": out})
+	writeJSON(w, http.StatusOK, apitypes.FileList[fileListItem]{Files: out})
 	return nil
 }
 

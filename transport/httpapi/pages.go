@@ -99,7 +99,7 @@ func (s *Server) listPages(w http.ResponseWriter, r *http.Request, _ httprouter.
 	for i, p := range pages {
 		out[i] = s.view(p)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pages": out, "total": total, "limit": limit, "offset": offset})
+	writeJSON(w, http.StatusOK, apitypes.PageList[pageView]{Pages: out, Total: total, Limit: limit, Offset: offset})
 	return nil
 }
 
@@ -117,11 +117,7 @@ func (s *Server) updatePage(w http.ResponseWriter, r *http.Request, ps httproute
 	if err != nil {
 		return err
 	}
-	v := s.view(res.Page)
-	writeJSON(w, http.StatusOK, struct {
-		pageView
-		Warnings []string `json:"warnings"`
-	}{v, warningsOrEmpty(append(page.UnknownFieldWarnings(raw), res.Warnings...))})
+	writeJSON(w, http.StatusOK, updatedPage{s.view(res.Page), warningsOrEmpty(append(page.UnknownFieldWarnings(raw), res.Warnings...))})
 	return nil
 }
 
@@ -264,6 +260,6 @@ func (s *Server) pageAudit(w http.ResponseWriter, r *http.Request, ps httprouter
 			items = append(items, e)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"items": items, "total": total, "page": pg, "per_page": per})
+	writeJSON(w, http.StatusOK, apitypes.AuditList[audit.Entry]{Items: items, Total: total, Page: pg, PerPage: per})
 	return nil
 }

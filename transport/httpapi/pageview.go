@@ -51,6 +51,13 @@ type pageView struct {
 	Overdue  bool           `json:"overdue"`
 }
 
+// updatedPage is the answer of PATCH /v1/pages/:id: the page as a GET reads it
+// (without content_hash) and the advisory warnings about it, never null.
+type updatedPage struct {
+	pageView
+	Warnings []string `json:"warnings"`
+}
+
 func (s *Server) pageURL(id string) string     { return s.urls.PageBase + "/p/" + id }
 func (s *Server) link(id string) apitypes.Link { return apitypes.Link{PageURL: s.pageURL(id)} }
 func (s *Server) shortURL(code string) string  { return s.urls.ShortBase + "/s/" + code }

@@ -9,10 +9,11 @@ import (
 	"folio/actors/model/templates"
 	"folio/actors/page"
 	"folio/actors/tenant"
+	"folio/transport/apitypes"
 )
 
 func (c *content) listTemplates(w http.ResponseWriter, _ *http.Request, _ httprouter.Params, _ tenant.Principal) error {
-	writeJSON(w, http.StatusOK, map[string]any{"templates": templates.All()})
+	writeJSON(w, http.StatusOK, apitypes.TemplateList[*templates.Template]{Templates: templates.All()})
 	return nil
 }
 

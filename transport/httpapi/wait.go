@@ -202,17 +202,58 @@ func waitTimeout(raw string) (time.Duration, error) {
 	return d, nil
 }
 
+// waitOutcome is the page's decision as a waiting agent reads it (GET
+// /v1/pages/:id/wait); client.Outcome is the one definition of its shape, which
+// TestTheServerWritesTheClientsShapes holds this to. Its members are the page's
+// own records as the page object writes them (the chain's view, the receipt, the
+// edits), so the answer keeps their encodings; they are declared in key order, as
+// the map this answer was once built from wrote them.
+type waitOutcome struct {
+	Actor         *outcomeActor   `json:"actor"`          // null until decided
+	ApprovalChain *page.ChainView `json:"approval_chain"` // null without a chain
+	Data          *outcomeData    `json:"data"`           // null until decided
+	DecidedAt     *time.Time      `json:"decided_at"`
+	Decision      *string         `json:"decision"` // approved or rejected once completed, else null
+	PageID        string          `json:"pageId"`
+	Status        string          `json:"status"`
+	TimedOut      bool            `json:"timed_out"` // the wait ran out with the page still active
+}
+
+// outcomeData is the action that completed the page, as the action.executed
+// callback carries it.
+type outcomeData struct {
+	ActionID    string          `json:"action_id"`
+	ActionLabel string          `json:"action_label"`
+	Comment     *string         `json:"comment"` // null without one; may be ""
+	ContentHash string          `json:"content_hash"`
+	Edits       []page.Edit     `json:"edits,omitempty"` // only when the reviewer corrected blocks
+	Final       bool            `json:"final"`
+	FormData    json.RawMessage `json:"form_data"` // null without a form
+	Outcome     string          `json:"outcome"`
+	PageVersion int             `json:"page_version"`
+	Receipt     *page.Receipt   `json:"receipt"` // null on a server that signs no checkpoints
+}
+
+// outcomeActor is who decided and how that was verified (auth_method null for an
+// execution recorded before it was kept), and the key that named them, if one did.
+type outcomeActor struct {
+	AuthMethod *string      `json:"auth_method"`
+	Identity   string       `json:"identity"`
+	Key        *page.KeyRef `json:"key,omitempty"`
+}
+
 // outcome is the page's decision as a waiting agent reads it: the data of the
 // action.executed callback (the action that completed the page), who decided and
 // how that was verified, and the page's state. The action's data carries its
 // receipt (page/receipt.go) with a signed checkpoint that includes it; null on a
 // server that signs no checkpoints or for a decision recorded before receipts.
-func (s *Server) outcome(p *page.Page, timedOut bool) (map[string]any, error) {
+func (s *Server) outcome(p *page.Page, timedOut bool) (*waitOutcome, error) {
 	status := page.EffectiveStatus(p, s.now())
-	out := map[string]any{"pageId": p.ID, "status": status, "timed_out": timedOut && status == page.Active,
-		"decision": optString(p.Decision), "decided_at": p.CompletedAt, "data": nil, "actor": nil, "approval_chain": nil}
+	out := &waitOutcome{PageID: p.ID, Status: status, TimedOut: timedOut && status == page.Active,
+		Decision: optString(p.Decision), DecidedAt: p.CompletedAt}
 	if c := p.Approval; c != nil {
-		out["approval_chain"] = c.View()
+		v := c.View()
+		out.ApprovalChain = &v
 	}
 	if status != page.Completed || len(p.Executions) == 0 {
 		return out, nil
@@ -224,10 +265,6 @@ func (s *Server) outcome(p *page.Page, timedOut bool) (map[string]any, error) {
 			label = a.Label
 		}
 	}
-	var form any
-	if len(e.FormData) > 0 {
-		form = e.FormData
-	}
 	var receipt *page.Receipt
 	if s.audit != nil {
 		var err error
@@ -235,19 +272,13 @@ func (s *Server) outcome(p *page.Page, timedOut bool) (map[string]any, error) {
 			return nil, err
 		}
 	}
-	out["data"] = map[string]any{"action_id": e.ActionID, "action_label": label, "comment": e.Comment, "form_data": form,
-		"outcome": e.OutcomeOf(), "final": !e.Step, "page_version": e.PageVersion, "content_hash": e.ContentHash, "receipt": receipt}
-	if len(e.Edits) > 0 {
-		out["data"].(map[string]any)["edits"] = e.Edits
+	var form json.RawMessage
+	if len(e.FormData) > 0 {
+		form = e.FormData
 	}
-	var method any
-	if e.AuthMethod != "" { // unknown for executions recorded before it was kept
-		method = e.AuthMethod
-	}
-	actor := map[string]any{"identity": e.Actor, "auth_method": method}
-	if e.Key != nil { // a key decided for the person it named: which key
-		actor["key"] = *e.Key
-	}
-	out["actor"] = actor
+	out.Data = &outcomeData{ActionID: e.ActionID, ActionLabel: label, Comment: e.Comment, FormData: form,
+		Outcome: e.OutcomeOf(), Final: !e.Step, PageVersion: e.PageVersion, ContentHash: e.ContentHash, Receipt: receipt, Edits: e.Edits}
+	// an unknown auth_method (recorded before it was kept) is null
+	out.Actor = &outcomeActor{Identity: e.Actor, AuthMethod: optString(e.AuthMethod), Key: e.Key}
 	return out, nil
 }
