@@ -210,10 +210,20 @@ func TestDecisionsRaceAWriterOnTheVersionTheyRead(t *testing.T) {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for _, id := range ids {
+		// Every racer reads the version before the writer's first append, and decides
+		// only after it: each first decision names a stale version, so the race with
+		// the writer happens however the machine schedules the goroutines. The
+		// appends after the first race the decisions freely.
+		var read sync.WaitGroup
+		read.Add(racers)
+		appended := make(chan struct{})
+		release := sync.OnceFunc(func() { close(appended) }) // the racers decide from here
 		wg.Add(1)
 		go func() { // the writer: appends until the page is decided
 			defer wg.Done()
+			defer release() // whatever happens, no racer waits for ever
 			<-start
+			read.Wait()
 			for n := 0; n < appends && time.Now().Before(deadline); n++ {
 				c, err := doAt(bare, "PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{
 					map[string]any{"type": "text", "data": map[string]any{"content": "line " + strconv.Itoa(n)}}}}, nil)
@@ -221,13 +231,14 @@ func TestDecisionsRaceAWriterOnTheVersionTheyRead(t *testing.T) {
 					fail("append: %v", err)
 					return
 				}
-				if c.status == 409 {
+				if c.status == 409 && n > 0 {
 					return // decided
 				}
-				if c.status != 200 {
-					fail("append: %d %v", c.status, c.body)
+				if c.status != 200 { // the first append comes before any decision
+					fail("append %d: %d %v", n, c.status, c.body)
 					return
 				}
+				release()
 			}
 		}()
 		for r := 0; r < racers; r++ {
@@ -236,11 +247,13 @@ func TestDecisionsRaceAWriterOnTheVersionTheyRead(t *testing.T) {
 				defer wg.Done()
 				<-start
 				p, err := doAt(bare, "GET", "/v1/pages/"+id, key, nil, nil)
+				read.Done()
 				if err != nil || p.status != 200 {
 					fail("read: %v %d", err, p.status)
 					return
 				}
 				v := int(p.body["version"].(float64))
+				<-appended
 				for time.Now().Before(deadline) {
 					c, err := doAt(bare, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"page_version": v}, nil)
 					if err != nil {
