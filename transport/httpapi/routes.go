@@ -63,7 +63,7 @@ func (s *Server) routes(reg *prometheus.Registry) {
 
 // routes registers the sign-in area's routes (MountSignIn): mailed links, OAuth,
 // the session, claiming an agent's account (signin_*.go).
-func (si *signin) routes() {
+func (si *signinArea) routes() {
 	s := si.Server
 	s.handle("POST", "/v1/auth/magic-link/send", si.sendLink)
 	s.handle("GET", "/v1/auth/magic-link/verify", si.verifyLinkGet)

@@ -75,7 +75,7 @@ type Server struct {
 	routesMu    sync.Mutex
 	registered  []string          // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
 	tenancy     *tenancy          // rate limits, quotas, inbox (limits.go); nil until MountTenancy
-	signin      *signin           // sign-in, claim (signin.go); nil until MountSignIn
+	signin      *signinArea       // sign-in, claim (signin.go); nil until MountSignIn
 	rt          *realtime         // streams (viewer.go); nil until MountRealtime
 	delivery    *deliveryHandlers // delivery log (deliveries.go); nil until MountDelivery
 	outcomes    flight            // decisions read once for all the waiters they wake (wait.go)

@@ -11,7 +11,7 @@ import (
 // me is GET /v1/auth/me: who the credential is. A session is a person
 // ({type: "human"}, tenantId their first workspace, null when they have none); an
 // API key answers for its agent ({type: "agent"}, email null).
-func (si *signin) me(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (si *signinArea) me(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	c, err := si.CredentialOf(w, r)
 	if err != nil {
 		return err
@@ -33,7 +33,7 @@ func (si *signin) me(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 
 // logout is POST /v1/auth/logout: the session ends at once (its next use is 401
 // and every stream it opened is closed) and the cookie is cleared.
-func (si *signin) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (si *signinArea) logout(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	c, err := si.personOf(r)
 	if err != nil {
 		return err

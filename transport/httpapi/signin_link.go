@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -12,12 +11,11 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/page"
 	"folio/actors/people"
-	"folio/actors/registry"
-	"folio/actors/tenant"
+	"folio/transport/status"
 )
 
 // sendLink is POST /v1/auth/magic-link/send {email, pageId, redirectUrl}.
-func (si *signin) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (si *signinArea) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var req struct {
 		Email       string `json:"email"`
 		PageID      string `json:"pageId"`
@@ -26,79 +24,20 @@ func (si *signin) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err := si.decode(w, r, &req, false); err != nil {
 		return err
 	}
-	if err := si.SendSignInLink(w, r, req.Email, req.PageID, req.RedirectURL); err != nil {
+	rate, err := si.d.Rules.RequestLink(si.ClientAddress(r), req.Email, req.PageID, req.RedirectURL)
+	status.SetRate(w.Header(), rate)
+	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"sent": true})
 	return nil
 }
 
-// SendSignInLink checks a request for a sign-in link (people.CheckLinkRequest)
-// and queues it. What it checks is the shape of the request and the abuse limits,
-// the same for every address; whether a mail actually goes out (the page admits
-// the address) is decided later, in the background (deliverLink), so neither the
-// answer nor its timing says whether an address is allowed. Without a page, any
-// address may sign in (the sign-in page, claiming an agent).
-func (s *Server) SendSignInLink(w http.ResponseWriter, r *http.Request, email, pageID, redirect string) error {
-	si := s.signin
-	req, err := people.CheckLinkRequest(email, pageID, redirect, s.origins()...)
-	if err != nil {
-		return err
-	}
-	if err := admit(w, "sign_in_links", "email", si.links.TakeOf("email:"+req.Email, si.d.LinksPerEmail, si.d.Window)); err != nil {
-		return err
-	}
-	if err := admit(w, "sign_in_links", "address", si.links.TakeOf("addr:"+si.ClientAddress(r), si.d.LinksPerClient, si.d.Window)); err != nil {
-		return err
-	}
-	si.enqueue(mailJob{kind: people.PurposeSignIn, email: req.Email, pageID: req.PageID, redirect: req.Redirect})
-	return nil
-}
-
-// origins are this service's own addresses, where a sign-in may lead
-// (people.SafeRedirect).
-func (s *Server) origins() []string { return []string{s.urls.Base, s.urls.PageBase, s.urls.App} }
-
-// deliverLink decides, away from the request, whether the address gets a link: a
-// page given must admit it (an authenticated page's allowed_identities, or its
-// tenant's members; any address on a public page).
-func (si *signin) deliverLink(ctx context.Context, j mailJob) {
-	title := ""
-	if j.pageID != "" {
-		v := page.Viewer{Person: j.email, Method: page.AuthMagicLink}
-		u, ok, err := si.people.UserByEmail(j.email)
-		if err != nil { // not "no account": send nothing rather than decide on a failed read
-			si.log.Warn("no sign-in link sent: the store did not answer", "page", j.pageID, "err", err.Error())
-			return
-		}
-		if ok {
-			tenants, err := tenant.TenantsOf(si.store, u.ID)
-			if err != nil { // not "belongs to none": send nothing rather than decide on a failed read
-				si.log.Warn("no sign-in link sent: the store did not answer", "page", j.pageID, "err", err.Error())
-				return
-			}
-			v.Tenants = tenants
-		}
-		res, err := registry.Call[*page.Admitted](ctx, si.pages, j.pageID, &page.Admits{Viewer: v})
-		if err != nil {
-			si.log.Info("no sign-in link sent: the page does not admit the address", "page", j.pageID, "reason", err.Error())
-			return
-		}
-		title = res.Title
-	}
-	token, err := si.people.IssueLink(people.Link{Email: j.email, PageID: j.pageID, Redirect: j.redirect, Purpose: people.PurposeSignIn})
-	if err != nil {
-		si.log.Error("sign-in link not stored", "err", err)
-		return
-	}
-	si.send(ctx, signInMail(si.urls.App, j.email, title, token, si.people.Lifetimes().Link))
-}
-
 // verifyLinkGet is GET /v1/auth/magic-link/verify: it never spends a token (mail
 // scanners and previews open links). A link of the older form (?token=) is sent
 // on to the landing page with the token moved after #, where the person's browser
 // posts it; the links mailed now lead to the landing page directly (signInLink).
-func (si *signin) verifyLinkGet(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (si *signinArea) verifyLinkGet(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	to := "/login/link"
 	if t := r.URL.Query().Get("token"); people.IsLinkToken(t) {
 		to += "#" + t
@@ -115,7 +54,7 @@ func (si *signin) verifyLinkGet(w http.ResponseWriter, r *http.Request, _ httpro
 // the agent's account. A used, expired or unknown link leads to the sign-in page,
 // which says so and offers a new one. A post from another site is refused, so no
 // one can sign a visitor in to an account of theirs (login CSRF).
-func (si *signin) verifyLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
+func (si *signinArea) verifyLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	if err := sameSitePost(r); err != nil {
 		return err
 	}
@@ -123,7 +62,7 @@ func (si *signin) verifyLink(w http.ResponseWriter, r *http.Request, _ httproute
 	if err != nil {
 		return err
 	}
-	l, err := si.people.UseLink(token)
+	u, to, err := si.d.Rules.UseLink(r.Context(), token)
 	switch {
 	case errors.Is(err, people.ErrExpired):
 		http.Redirect(w, r, "/login?problem=link_expired", http.StatusSeeOther)
@@ -133,22 +72,6 @@ func (si *signin) verifyLink(w http.ResponseWriter, r *http.Request, _ httproute
 		return nil
 	case err != nil:
 		return err
-	}
-	u, _, err := si.people.SignIn(people.Proof{Email: l.Email})
-	if err != nil {
-		return err
-	}
-	to := l.Redirect
-	if l.Purpose == people.PurposeClaim {
-		to = "/claim?tenant=" + url.QueryEscape(l.TenantID)
-		if _, err := registry.Call[*tenant.Claimed](r.Context(), si.tenants, l.TenantID,
-			&tenant.Claim{Person: tenant.Member{UserID: u.ID, Email: u.Email}}); err != nil {
-			var fe *fault.Error
-			if !errors.As(err, &fe) {
-				return err
-			}
-			to = "/claim?problem=claimed" // names no workspace
-		}
 	}
 	if _, err := si.startSession(w, r, u, page.AuthMagicLink); err != nil {
 		return err
@@ -160,7 +83,7 @@ func (si *signin) verifyLink(w http.ResponseWriter, r *http.Request, _ httproute
 
 // linkTokenOf reads the token of a verify post: the form field or the JSON member
 // "token". A whole pasted link is taken for its token (the part after #).
-func (si *signin) linkTokenOf(w http.ResponseWriter, r *http.Request) (string, error) {
+func (si *signinArea) linkTokenOf(w http.ResponseWriter, r *http.Request) (string, error) {
 	var token string
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		var req struct {

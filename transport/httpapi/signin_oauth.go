@@ -5,16 +5,12 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
-	"folio/actors/model/ids"
 	"folio/actors/page"
 	"folio/actors/people"
-	"folio/actors/registry"
-	"folio/actors/tenant"
 	"folio/transport/oauth"
 )
 
@@ -25,7 +21,7 @@ const flowCookie = "folio_oauth"
 
 // oauthStart is POST /v1/auth/oauth/:provider → {url}: where to send the browser.
 // An optional body {redirectUrl} says where to land afterwards.
-func (si *signin) oauthStart(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+func (si *signinArea) oauthStart(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	var req struct {
 		RedirectURL string `json:"redirectUrl"`
 	}
@@ -48,7 +44,7 @@ func (s *Server) StartOAuth(w http.ResponseWriter, r *http.Request, name, redire
 	if err != nil {
 		return "", err
 	}
-	to, err := people.SafeRedirect(redirect, "", s.origins()...)
+	to, err := s.signin.d.Rules.SafeRedirect(redirect, "")
 	if err != nil {
 		return "", err
 	}
@@ -93,7 +89,7 @@ func (s *Server) Providers() []string {
 // e-mail. The person is signed in with a new session; one who belongs to no
 // workspace yet gets one, with an API key the welcome page shows once. A failure
 // leads to the sign-in page, which says what went wrong.
-func (si *signin) oauthCallback(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
+func (si *signinArea) oauthCallback(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
 	fail := func(problem string) error {
 		http.Redirect(w, r, "/login?problem="+problem, http.StatusSeeOther)
 		return nil
@@ -142,37 +138,13 @@ func (si *signin) oauthCallback(w http.ResponseWriter, r *http.Request, ps httpr
 		return err
 	}
 	to := flow.Redirect
-	tenants, err := tenant.TenantsOf(si.store, u.ID)
+	welcome, err := si.d.Rules.FirstWorkspace(r.Context(), u, sess.ID)
 	if err != nil {
-		return err // the store did not answer: not "has no workspace"
+		return err
 	}
-	if len(tenants) == 0 {
-		reg, err := registry.Call[*tenant.Registered](r.Context(), si.tenants, ids.New("ten"), &tenant.Register{
-			Name: workspaceName(u), Plan: si.d.DefaultPlan, OwnerEmail: u.Email,
-			Owner: &tenant.Member{UserID: u.ID, Email: u.Email}})
-		var fe *fault.Error
-		switch {
-		case err == nil:
-			si.welcome.put(si.now(), sess.ID, welcome{Key: reg.APIKey, TenantID: reg.Tenant.ID})
-			to = "/welcome"
-		case errors.As(err, &fe) && fe.Code == fault.Conflict:
-			// Another sign-in of the same person made the workspace a moment ago.
-		default:
-			return err
-		}
+	if welcome {
+		to = "/welcome"
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
 	return nil
-}
-
-// workspaceName is the name of the workspace made for a first sign-in.
-func workspaceName(u people.User) string {
-	name := strings.TrimSpace(u.Name)
-	if name == "" {
-		name, _, _ = strings.Cut(u.Email, "@")
-	}
-	if r := []rune(name); len(r) > 80 {
-		name = string(r[:80])
-	}
-	return name + "'s workspace"
 }

@@ -367,7 +367,7 @@ func Open(cfg Config) (*Node, error) {
 		})
 	}
 	site := web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, People: n.People, Audit: audit, Now: cfg.Now, API: n.API,
-		Credentials: n.API.Credentials(), FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes,
+		Credentials: n.API.Credentials(), ClientAddress: n.API.ClientAddress, FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes,
 		Bell: n.bell, NeedsRefresh: cfg.NeedsRefresh}
 	for _, a := range n.areas {
 		if a.site != nil {

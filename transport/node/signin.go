@@ -5,9 +5,11 @@ import (
 	"time"
 
 	"folio/actors/callback"
+	"folio/actors/people/signin"
 	"folio/actors/registry"
 	"folio/transport/httpapi"
 	"folio/transport/oauth"
+	"folio/transport/web"
 )
 
 // OAuthConfig configures one sign-in provider; without a client id the provider is
@@ -33,18 +35,22 @@ func (n *Node) signinArea(mailer callback.Mailer) area {
 		providers["google"] = oauth.NewGoogle(oauth.GoogleConfig{ClientID: g.ClientID, ClientSecret: g.ClientSecret,
 			RedirectURL: cfg.BaseURL + "/v1/auth/oauth/google/callback", Issuer: g.Issuer})
 	}
-	var run func(stop <-chan struct{})
+	rules := signin.New(signin.Deps{People: n.People, Store: n.Store, Keys: n.Keys, Tenants: n.Tenants, Pages: n.Pages, Mailer: mailer,
+		AppURL: cfg.AppURL, Origins: []string{cfg.BaseURL, cfg.PageBaseURL, cfg.AppURL}, DefaultPlan: cfg.DefaultPlan,
+		Limits: signin.Limits{LinksPerEmail: cfg.LinksPerEmail, LinksPerClient: cfg.LinksPerClient, ClaimsPerClient: cfg.ClaimsPerClient,
+			ClaimsPerPerson: cfg.ClaimsPerPerson, Window: cfg.SignInWindow,
+			ClaimFailureBudget: cfg.ClaimFailureBudget, RegisterMailsPerRecipient: cfg.RegisterMailsPerRecipient,
+			RegisterMailsPerClient: cfg.RegisterMailsPerClient, RegisterMailWindow: cfg.RegisterMailWindow},
+		Now: cfg.Now, Registry: n.Registry, Log: cfg.Log})
 	return area{
 		mount: func(api *httpapi.Server) {
-			run = api.MountSignIn(httpapi.SignInDeps{Mailer: mailer, Providers: providers, DefaultPlan: cfg.DefaultPlan,
-				LinksPerEmail: cfg.LinksPerEmail, LinksPerClient: cfg.LinksPerClient, ClaimsPerClient: cfg.ClaimsPerClient,
-				ClaimsPerPerson: cfg.ClaimsPerPerson, Window: cfg.SignInWindow,
-				ClaimFailureBudget: cfg.ClaimFailureBudget, RegisterMailsPerRecipient: cfg.RegisterMailsPerRecipient,
-				RegisterMailsPerClient: cfg.RegisterMailsPerClient, RegisterMailWindow: cfg.RegisterMailWindow})
+			api.MountSignIn(httpapi.SignInDeps{Rules: rules, Providers: providers})
 		},
+		// The pages apply the same rules to their forms (web.Config.SignIn).
+		site: func(c *web.Config) { c.SignIn = rules },
 		run: func(stop <-chan struct{}) {
 			done := make(chan struct{})
-			go func() { defer close(done); run(stop) }()
+			go func() { defer close(done); rules.Run(stop) }()
 			registry.Every(10*time.Minute, stop, func() { _ = n.People.Sweep() })
 			<-done
 		},

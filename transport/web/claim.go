@@ -66,7 +66,9 @@ func (s *Site) claim(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 	if !s.csrfOK(w, r, c) {
 		return nil
 	}
-	t, err := s.c.API.ClaimTenant(w, r, c, tenant.ClaimProof{Code: r.PostFormValue("code"), Token: r.PostFormValue("token"), Key: r.PostFormValue("key")})
+	t, rate, err := s.c.SignIn.Claim(r.Context(), s.c.ClientAddress(r), tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email},
+		tenant.ClaimProof{Code: r.PostFormValue("code"), Token: r.PostFormValue("token"), Key: r.PostFormValue("key")})
+	status.SetRate(w.Header(), rate)
 	var fe *fault.Error
 	switch {
 	case err == nil:
@@ -107,7 +109,7 @@ func (s *Site) welcome(w http.ResponseWriter, r *http.Request, _ httprouter.Para
 	}
 	v := welcomeView{Shell: s.shell("Welcome to Folio")}
 	v.Me = me
-	v.Key, v.TenantID, _ = s.c.API.TakeWelcomeKey(c.Session.ID)
+	v.Key, v.TenantID, _ = s.c.SignIn.TakeWelcome(c.Session.ID)
 	w.Header().Set("Cache-Control", "no-store")
 	s.render(w, r, http.StatusOK, "welcome", v)
 }

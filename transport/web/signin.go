@@ -76,7 +76,8 @@ func (s *Site) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	email, pageID, next := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("page"), s.safeNext(r.PostFormValue("next"))
 	v := loginView{Shell: s.shell("Check your e-mail"), SignIn: s.signinBox(pageID, next)}
 	v.SignIn.Email = email
-	err := s.c.API.SendSignInLink(w, r, email, pageID, next)
+	rate, err := s.c.SignIn.RequestLink(s.c.ClientAddress(r), email, pageID, next)
+	status.SetRate(w.Header(), rate)
 	var fe *fault.Error
 	switch {
 	case err == nil:

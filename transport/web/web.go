@@ -23,6 +23,7 @@ import (
 	"folio/actors/inbox"
 	"folio/actors/page"
 	"folio/actors/people"
+	"folio/actors/people/signin"
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
@@ -52,9 +53,14 @@ type Config struct {
 	Now        func() time.Time
 	// Credentials tells who a request is, resolved once per request for both faces.
 	Credentials *credential.Resolver
-	// API is the node's API server's sign-in area (Accounts): the pages call the
-	// same code the API's routes do.
+	// API is the node's API server (Accounts): what writes HTTP the API's way.
 	API Accounts
+	// SignIn are the rules of signing in and claiming (mailed links, claims, their
+	// limits, the welcome key), the same the API's routes apply.
+	SignIn *signin.Rules
+	// ClientAddress is the address a request comes from, as the API's limits
+	// count it (trusted proxies named).
+	ClientAddress func(*http.Request) string
 	// FormTargets are the origins a sign-in form may be redirected to: the
 	// configured OAuth providers' (https://github.com, https://accounts.google.com).
 	FormTargets []string

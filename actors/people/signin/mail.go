@@ -1,4 +1,4 @@
-package httpapi
+package signin
 
 import (
 	"bytes"
@@ -29,18 +29,18 @@ type mailJob struct {
 
 // enqueue hands j to the mail loop without waiting; when the queue is full the
 // mail is dropped and logged (the person can ask again), never the request slowed.
-func (si *signin) enqueue(j mailJob) {
+func (ru *Rules) enqueue(j mailJob) {
 	select {
-	case si.mails <- j:
+	case ru.mails <- j:
 	default:
-		si.log.Warn("sign-in mail dropped: the queue is full", slog.String("kind", j.kind))
+		ru.d.Log.Warn("sign-in mail dropped: the queue is full", slog.String("kind", j.kind))
 	}
 }
 
-// run sends queued mails with two workers until stop closes. Sign-in mails carry a
+// Run sends queued mails with two workers until stop closes. Sign-in mails carry a
 // credential, so they are never written to the delivery log a page's owner reads;
 // one that cannot be sent after three attempts is logged and dropped.
-func (si *signin) run(stop <-chan struct{}) {
+func (ru *Rules) Run(stop <-chan struct{}) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
@@ -51,12 +51,12 @@ func (si *signin) run(stop <-chan struct{}) {
 				select {
 				case <-stop:
 					return
-				case j := <-si.mails:
+				case j := <-ru.mails:
 					switch j.kind {
 					case people.PurposeClaim:
-						si.deliverClaim(ctx, j)
+						ru.deliverClaim(ctx, j)
 					default:
-						si.deliverLink(ctx, j)
+						ru.deliverLink(ctx, j)
 					}
 				}
 			}
@@ -69,7 +69,7 @@ func (si *signin) run(stop <-chan struct{}) {
 }
 
 // send tries a mail three times (at once, after 2 s, after 10 s).
-func (si *signin) send(ctx context.Context, m *callback.Mail) {
+func (ru *Rules) send(ctx context.Context, m *callback.Mail) {
 	id := "auth_" + ids.Random(16)
 	for i, wait := range []time.Duration{0, 2 * time.Second, 10 * time.Second} {
 		if wait > 0 {
@@ -80,12 +80,12 @@ func (si *signin) send(ctx context.Context, m *callback.Mail) {
 			}
 		}
 		actx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err := si.d.Mailer.Send(actx, m, id, si.now())
+		err := ru.d.Mailer.Send(actx, m, id, ru.d.Now())
 		cancel()
 		if err == nil {
 			return
 		}
-		si.log.Warn("sign-in mail not sent", slog.Int("attempt", i+1), slog.Any("err", err))
+		ru.d.Log.Warn("sign-in mail not sent", slog.Int("attempt", i+1), slog.Any("err", err))
 	}
 }
 

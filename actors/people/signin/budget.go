@@ -1,8 +1,6 @@
-package httpapi
+package signin
 
 import (
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,7 +10,7 @@ import (
 
 // claimBudget is the global budget of failed claim attempts, across every client
 // address and person (the rule: ratelimit.Pause); while it is spent, every claim by
-// code or key is refused with 429 (details.scope "global") and Retry-After. Its
+// code or key is refused with 429 (details.scope "global") and the seconds to wait. Its
 // metrics are what an operator alerts on: failures climbing, or the budget spent
 // at all.
 type claimBudget struct {
@@ -45,14 +43,14 @@ func newClaimBudget(reg prometheus.Registerer, now func() time.Time, n int, wind
 	return b
 }
 
-// admit refuses an attempt while the budget is spent: 429 with Retry-After.
-func (b *claimBudget) admit(w http.ResponseWriter) error {
-	retry, err := b.pause.Admit()
+// admit refuses an attempt while the budget is spent: 429, and the seconds to
+// wait (the transports' Retry-After).
+func (b *claimBudget) admit() (retry int, err error) {
+	retry, err = b.pause.Admit()
 	if err != nil {
 		b.refused.Inc()
-		w.Header().Set("Retry-After", strconv.Itoa(retry))
 	}
-	return err
+	return retry, err
 }
 
 // fail records an attempt that proved nothing and spends one failure.
