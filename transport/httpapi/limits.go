@@ -12,6 +12,7 @@ import (
 	"folio/actors/people"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/status"
 )
 
 // TenancyDeps wire the tenancy area: inbox, tenant metrics, plans, rate limits,
@@ -162,7 +163,7 @@ func (s *Server) personOf(r *http.Request) (string, error) {
 // admit writes the rate headers and, when the request is refused, returns the 429
 // (ratelimit.Refusal).
 func admit(w http.ResponseWriter, policy, scope string, d ratelimit.Decision) error {
-	setRateHeaders(w.Header(), policy, d)
+	status.SetRateHeaders(w.Header(), policy, d)
 	return ratelimit.Refusal(policy, scope, d)
 }
 
@@ -196,7 +197,7 @@ func (s *Server) reserveQuota(w http.ResponseWriter, r *http.Request, who tenant
 		var fe *fault.Error
 		if errors.As(err, &fe) && fe.Code == fault.RateLimited {
 			now := s.now().UTC()
-			wait := ceilSeconds(tenant.NextMonth(now).Sub(now))
+			wait := ratelimit.CeilSeconds(tenant.NextMonth(now).Sub(now))
 			fe.Details["resets_at"] = tenant.NextMonth(now)
 			fe.Details["retry_after"] = wait
 			w.Header().Set("Retry-After", strconv.Itoa(wait))

@@ -8,6 +8,7 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/model/ratelimit"
 	"folio/actors/page"
+	"folio/transport/status"
 )
 
 // Writes to pages without a credential are bounded per client address (with
@@ -46,14 +47,14 @@ func (rt *realtime) admitAnonComment(w http.ResponseWriter, r *http.Request, v p
 	}
 	n := rt.d.AnonCommentsPerHour
 	d := rt.anon.comments.TakeOf(rt.ClientAddress(r), n, anonWindow)
-	setRateHeaders(w.Header(), "anonymous_comments", d)
+	status.SetRateHeaders(w.Header(), "anonymous_comments", d)
 	if d.Allowed {
 		return nil
 	}
-	retry := ceilSeconds(d.RetryAfter)
+	retry := ratelimit.CeilSeconds(d.RetryAfter)
 	return fault.New(fault.RateLimited,
 		fmt.Sprintf("too many comments from your address without signing in: %d per hour allowed; retry in %d s, or sign in to comment", n, retry),
-		map[string]any{"limit": "anonymous_comments", "per_window": n, "window_seconds": ceilSeconds(anonWindow), "scope": "address", "retry_after": retry})
+		map[string]any{"limit": "anonymous_comments", "per_window": n, "window_seconds": ratelimit.CeilSeconds(anonWindow), "scope": "address", "retry_after": retry})
 }
 
 // admitAnonUpload spends size bytes of the address's anonymous upload budget.
@@ -63,14 +64,14 @@ func (rt *realtime) admitAnonUpload(w http.ResponseWriter, r *http.Request, v pa
 	}
 	n := rt.d.AnonUploadBytesPerHour
 	d := rt.anon.uploads.TakeCost(rt.ClientAddress(r), size, n, anonWindow)
-	setRateHeaders(w.Header(), "anonymous_upload_bytes", d)
+	status.SetRateHeaders(w.Header(), "anonymous_upload_bytes", d)
 	if d.Allowed {
 		return nil
 	}
-	retry := ceilSeconds(d.RetryAfter)
+	retry := ratelimit.CeilSeconds(d.RetryAfter)
 	return fault.New(fault.RateLimited,
 		fmt.Sprintf("too many bytes uploaded from your address without signing in: %d bytes per hour allowed; retry in %d s, or sign in to upload", n, retry),
-		map[string]any{"limit": "anonymous_upload_bytes", "per_window": n, "window_seconds": ceilSeconds(anonWindow), "scope": "address", "retry_after": retry})
+		map[string]any{"limit": "anonymous_upload_bytes", "per_window": n, "window_seconds": ratelimit.CeilSeconds(anonWindow), "scope": "address", "retry_after": retry})
 }
 
 // AdmitAnonComment spends one comment of the address's anonymous budget for a

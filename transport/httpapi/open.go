@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/ratelimit"
 )
 
 // OpenLimits bound what clients hold open: event streams (SSE and WebSocket: the
@@ -130,7 +131,7 @@ func decr(m map[string]int, key string) {
 // refusal is the error for a full place: 429 for one client's own cap (it can
 // close one of its own), 503 when the node as a whole holds all it may.
 func (o *openConns) refusal(w http.ResponseWriter, k *openKind, scope string, limit int) error {
-	retry := ceilSeconds(o.retry)
+	retry := ratelimit.CeilSeconds(o.retry)
 	w.Header().Set("Retry-After", strconv.Itoa(retry))
 	details := map[string]any{"limit": "open_" + k.name, "scope": scope, "max_open": limit, "retry_after": retry}
 	if scope == "server" {
