@@ -38,10 +38,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if details == nil {
 		details = map[string]any{}
 	}
-	// Every 503 says when to try again (a refusal that knows better set it already).
-	if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
-		w.Header().Set("Retry-After", status.RetryAfter)
-	}
+	status.SetRetryAfter(w.Header(), err)
 	if fe.Code == fault.RateLimited && s.metrics != nil {
 		limit, _ := details["limit"].(string)
 		s.metrics.rateLimited.WithLabelValues(limit).Inc()

@@ -1,13 +1,10 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/julienschmidt/httprouter"
 
-	"folio/actors/model/fault"
 	"folio/actors/model/ratelimit"
 	"folio/actors/people"
 	"folio/actors/registry"
@@ -57,6 +54,7 @@ func (s *Server) MountTenancy(d TenancyDeps) {
 	if d.PersonPerMinute <= 0 {
 		d.PersonPerMinute = 600
 	}
+	s.quotas = &tenant.Quotas{Enforce: d.Enforce, Book: d.Book, Tenants: s.tenants, Now: s.now}
 	s.tenancy = &tenancy{TenancyDeps: d,
 		tenants:   ratelimit.New(s.now, d.MaxBuckets),
 		addresses: ratelimit.New(s.now, d.MaxBuckets),
@@ -166,73 +164,3 @@ func admit(w http.ResponseWriter, policy, scope string, d ratelimit.Decision) er
 	status.SetRateHeaders(w.Header(), policy, d)
 	return ratelimit.Refusal(policy, scope, d)
 }
-
-// pageQuota is a reservation of room in a tenant's monthly page quota.
-type pageQuota struct {
-	s      *Server
-	tenant string
-	id     uint64 // 0: nothing reserved (limits off, test key, unlimited plan)
-	pages  int
-}
-
-// reserveQuota holds room for n new live pages in the tenant's monthly quota before
-// they are created; settle the reservation once the creation is over. A full quota
-// is the 429 error, with Retry-After (until the UTC month turns) already set on w.
-// Test keys and unlimited plans reserve nothing.
-func (s *Server) reserveQuota(w http.ResponseWriter, r *http.Request, who tenant.Principal, n int) (*pageQuota, error) {
-	q := &pageQuota{s: s, tenant: who.TenantID, pages: n}
-	t := s.tenancy
-	if t == nil || !t.Enforce || who.Test {
-		return q, nil
-	}
-	plan, found, err := t.Book.Limits(who.TenantID)
-	if err != nil {
-		return nil, err // the store did not answer: 503, not "no quota"
-	}
-	if !found || plan.PagesPerMonth <= 0 {
-		return q, nil
-	}
-	res, err := registry.Call[*tenant.Reservation](r.Context(), s.tenants, who.TenantID, &tenant.Reserve{Pages: n, Limit: plan.PagesPerMonth})
-	if err != nil {
-		var fe *fault.Error
-		if errors.As(err, &fe) && fe.Code == fault.RateLimited {
-			now := s.now().UTC()
-			wait := ratelimit.CeilSeconds(tenant.NextMonth(now).Sub(now))
-			fe.Details["resets_at"] = tenant.NextMonth(now)
-			fe.Details["retry_after"] = wait
-			w.Header().Set("Retry-After", strconv.Itoa(wait))
-		}
-		return nil, err
-	}
-	q.id = res.ID
-	return q, nil
-}
-
-// settle ends the reservation with the creation's outcome: nil err means all pages
-// were created; a domain refusal (*fault.Error) means none; anything else (a
-// timeout) is unknown and counts as created until the ledger next re-reads bbolt.
-func (q *pageQuota) settle(err error) {
-	if q == nil || q.id == 0 {
-		return
-	}
-	var fe *fault.Error
-	msg := &tenant.Release{ID: q.id, Known: err == nil || errors.As(err, &fe)}
-	if err == nil {
-		msg.Created = q.pages
-	}
-	q.s.tenants.Tell(q.tenant, msg)
-	q.id = 0
-}
-
-// reservePages is reserveQuota for callers that cannot tell the outcome apart
-// (workflows): release settles it as unknown, i.e. counted as created until the
-// tenant's ledger next re-reads the committed count (see actors/tenant/quota.go).
-func (s *Server) reservePages(w http.ResponseWriter, r *http.Request, who tenant.Principal, n int) (release func(), err error) {
-	q, err := s.reserveQuota(w, r, who, n)
-	if err != nil {
-		return nil, err
-	}
-	return func() { q.settle(errUnknownOutcome) }, nil
-}
-
-var errUnknownOutcome = errors.New("outcome unknown")

@@ -43,12 +43,12 @@ func (s *Server) createWith(w http.ResponseWriter, r *http.Request, who tenant.P
 	if err != nil {
 		return err
 	}
-	quota, err := s.reserveQuota(w, r, who, 1) // the monthly quota (limits.go)
+	quota, err := s.quotas.Reserve(r.Context(), who, 1) // the monthly quota (tenant.Quotas)
 	if err != nil {
 		return err
 	}
 	res, err := registry.Call[*page.Result](r.Context(), s.pages, id, &page.Create{Caller: caller, Prepared: prepared})
-	quota.settle(err)
+	quota.Settle(err)
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,7 @@ type Server struct {
 	routesMu    sync.Mutex
 	registered  []string          // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
 	tenancy     *tenancy          // rate limits, quotas, inbox (limits.go); nil until MountTenancy
+	quotas      *tenant.Quotas    // the monthly page quota; nil (nothing reserved) until MountTenancy
 	signin      *signinArea       // sign-in, claim (signin.go); nil until MountSignIn
 	rt          *realtime         // streams (viewer.go); nil until MountRealtime
 	delivery    *deliveryHandlers // delivery log (deliveries.go); nil until MountDelivery

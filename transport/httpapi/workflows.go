@@ -43,11 +43,11 @@ func (c *content) createWorkflow(w http.ResponseWriter, r *http.Request, _ httpr
 			return workflow.Within(at, err)
 		}
 	}
-	release, err := s.reservePages(w, r, who, len(reqs))
+	hold, err := s.quotas.Reserve(r.Context(), who, len(reqs))
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer hold.SettleUnknown()
 	res, err := c.d.Workflows.Create(callerOf(who), workflow.CreateRequest{Name: body.Name, Flow: body.Flow, Pages: reqs})
 	if err != nil {
 		return err

@@ -393,13 +393,13 @@ func decideOf(p *page.Page, status string) decideView {
 // refusal is its own status with its message, anything else 500 (logged in full).
 func (s *Site) failed(w http.ResponseWriter, r *http.Request, err error) {
 	fe, code, internal := status.Of(err)
+	status.SetRetryAfter(w.Header(), err)
 	v := noticeView{Heading: "Something went wrong", Message: "The page could not be shown just now. Reloading in a moment usually helps."}
 	switch {
 	case internal:
 		s.c.Log.Error("page for people failed", slog.String("path", r.URL.Path), slog.Any("err", err))
 	case code == http.StatusServiceUnavailable:
 		s.c.Log.Warn("page for people unavailable", slog.String("path", r.URL.Path), slog.Any("err", err))
-		w.Header().Set("Retry-After", status.RetryAfter)
 		v.Heading, v.Message = "Folio is busy", "It did not answer in time. Nothing was lost: try again in a moment."
 	case code == http.StatusRequestEntityTooLarge:
 		v.Heading, v.Message = "That was too large", sentence(fe.Message)+" Go back and send less."
