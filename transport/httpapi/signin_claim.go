@@ -64,7 +64,7 @@ type ClaimProof = tenant.ClaimProof
 // rate headers go on w whether or not it succeeds.
 func (si *signinArea) claimTenant(w http.ResponseWriter, r *http.Request, c Credential, p ClaimProof) (tenant.Tenant, error) {
 	t, rate, err := si.d.Rules.Claim(r.Context(), si.ClientAddress(r), tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email}, p)
-	status.SetRate(w.Header(), rate)
+	status.SetRate(w.Header(), rate, err)
 	return t, err
 }
 

@@ -25,7 +25,7 @@ func (si *signinArea) sendLink(w http.ResponseWriter, r *http.Request, _ httprou
 		return err
 	}
 	rate, err := si.d.Rules.RequestLink(si.ClientAddress(r), req.Email, req.PageID, req.RedirectURL)
-	status.SetRate(w.Header(), rate)
+	status.SetRate(w.Header(), rate, err)
 	if err != nil {
 		return err
 	}

@@ -27,14 +27,13 @@ func SetRateHeaders(h http.Header, policy string, d ratelimit.Decision) {
 	}
 }
 
-// SetRate writes a sign-in rule's Rate as headers, the same on both faces: its
-// limit's (SetRateHeaders), and Retry-After for a refusal that waits on no
-// limit's decision (the global claim budget).
-func SetRate(h http.Header, r signin.Rate) {
+// SetRate writes a sign-in rule's answer as headers, the same on both faces: its
+// Rate's limit (SetRateHeaders), and for a refusal that waits on no limit's
+// decision (the global claim budget) the Retry-After its fault says
+// (SetRetryAfter).
+func SetRate(h http.Header, r signin.Rate, err error) {
 	if r.Policy != "" {
 		SetRateHeaders(h, r.Policy, r.Decision)
 	}
-	if r.Wait > 0 {
-		h.Set("Retry-After", strconv.Itoa(r.Wait))
-	}
+	SetRetryAfter(h, err)
 }

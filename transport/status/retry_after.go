@@ -9,7 +9,7 @@ import (
 // refusal that knows better already did: a 429 whose fault carries retry_after
 // (seconds: a rate, a month's quota) says that, and every 503 says RetryAfter.
 func SetRetryAfter(h http.Header, err error) {
-	if h.Get("Retry-After") != "" {
+	if err == nil || h.Get("Retry-After") != "" {
 		return
 	}
 	fe, code, _ := Of(err)

@@ -68,7 +68,7 @@ func (s *Site) claim(w http.ResponseWriter, r *http.Request, _ httprouter.Params
 	}
 	t, rate, err := s.c.SignIn.Claim(r.Context(), s.c.ClientAddress(r), tenant.Member{UserID: c.Session.UserID, Email: c.Session.Email},
 		tenant.ClaimProof{Code: r.PostFormValue("code"), Token: r.PostFormValue("token"), Key: r.PostFormValue("key")})
-	status.SetRate(w.Header(), rate)
+	status.SetRate(w.Header(), rate, err)
 	var fe *fault.Error
 	switch {
 	case err == nil:

@@ -77,7 +77,7 @@ func (s *Site) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Par
 	v := loginView{Shell: s.shell("Check your e-mail"), SignIn: s.signinBox(pageID, next)}
 	v.SignIn.Email = email
 	rate, err := s.c.SignIn.RequestLink(s.c.ClientAddress(r), email, pageID, next)
-	status.SetRate(w.Header(), rate)
+	status.SetRate(w.Header(), rate, err)
 	var fe *fault.Error
 	switch {
 	case err == nil:

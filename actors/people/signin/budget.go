@@ -43,14 +43,14 @@ func newClaimBudget(reg prometheus.Registerer, now func() time.Time, n int, wind
 	return b
 }
 
-// admit refuses an attempt while the budget is spent: 429, and the seconds to
-// wait (the transports' Retry-After).
-func (b *claimBudget) admit() (retry int, err error) {
-	retry, err = b.pause.Admit()
+// admit refuses an attempt while the budget is spent: 429, its retry_after the
+// seconds to wait (the transports' Retry-After).
+func (b *claimBudget) admit() error {
+	_, err := b.pause.Admit()
 	if err != nil {
 		b.refused.Inc()
 	}
-	return retry, err
+	return err
 }
 
 // fail records an attempt that proved nothing and spends one failure.

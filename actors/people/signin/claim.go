@@ -30,7 +30,7 @@ func (ru *Rules) Claim(ctx context.Context, clientAddr string, person tenant.Mem
 	if rate, err = take(ru.claims, "claims", "person", "user:"+person.UserID, lim.ClaimsPerPerson, lim.Window); err != nil {
 		return tenant.Tenant{}, rate, err
 	}
-	if rate.Wait, err = ru.budget.admit(); err != nil {
+	if err = ru.budget.admit(); err != nil {
 		return tenant.Tenant{}, rate, err
 	}
 	t, err = tenant.ClaimBy(ctx, ru.d.Store, ru.d.Keys, ru.d.Tenants, person, p)

@@ -8,13 +8,12 @@ import (
 
 // Rate is the limit an attempt was last counted against, what a transport writes
 // as its RateLimit and RateLimit-Policy headers (and Retry-After when Decision
-// refused it). Wait, when above 0, is the seconds of a refusal no Decision carries
-// (the global claim budget): the transport's Retry-After. A zero Rate (no Policy)
-// counted nothing: the request was refused for its shape first.
+// refused it; a refusal no Decision carries, the global claim budget, says its
+// seconds in its fault's retry_after). A zero Rate (no Policy) counted nothing:
+// the request was refused for its shape first.
 type Rate struct {
 	Policy   string
 	Decision ratelimit.Decision
-	Wait     int
 }
 
 // take counts one attempt against key's budget of n per window: the Rate to write

@@ -209,8 +209,11 @@ func TestAGuessedCodeNeverClaimsAndTheGlobalBudgetStopsGuessers(t *testing.T) {
 	if scope, limit := refusal(t, "a claim while the budget is spent", err); scope != "global" || limit != "claim_failures" {
 		t.Fatalf("while spent: scope %q limit %q", scope, limit)
 	}
-	if rate.Wait <= 0 || rate.Policy != "claims" || !rate.Decision.Allowed {
-		t.Fatalf("while spent the rate is %+v, want the person's limit and a wait", rate)
+	var fe *fault.Error
+	errors.As(err, &fe) // refusal above checked it is one
+	wait, _ := fe.Details["retry_after"].(int)
+	if wait <= 0 || rate.Policy != "claims" || !rate.Decision.Allowed {
+		t.Fatalf("while spent the rate is %+v and the wait %d s, want the person's limit and a wait", rate, wait)
 	}
 	if got := f.count(t, "folio_claim_failures_total"); got != 2 {
 		t.Fatalf("folio_claim_failures_total = %v, want 2", got)
@@ -218,7 +221,7 @@ func TestAGuessedCodeNeverClaimsAndTheGlobalBudgetStopsGuessers(t *testing.T) {
 	if got := f.count(t, "folio_claim_budget_exhausted_total"); got != 1 {
 		t.Fatalf("folio_claim_budget_exhausted_total = %v, want 1", got)
 	}
-	f.clock.add(time.Duration(rate.Wait) * time.Second)
+	f.clock.add(time.Duration(wait) * time.Second)
 	got, _, err := f.ru.Claim(ctx, "203.0.113.7", owner, right)
 	if err != nil || got.ID != "ten_guessed" || !got.Claimed {
 		t.Fatalf("the right proof once the budget refilled: %+v %v", got, err)
