@@ -341,3 +341,78 @@ func TestAStatementTheDatabaseCancelsIsTryAgain(t *testing.T) {
 		t.Fatalf("the cancelled function's write was committed: %q", got)
 	}
 }
+
+// TestGroupsTakeTenantsInOneOrderOnEveryNode: node A is asked to write tenant t2's
+// chain, then t1's, in one group; node B t1's, then t2's. Each group's first write
+// holds its chain head until the other node's first write has taken one too (or
+// 300 ms have passed). Run as asked, A would hold t2 and B t1, and each one's
+// second write would wait for the other's head: a cycle, broken only by a "busy"
+// split or a deadlock. Groups run in ascending order of tenant
+// (Store.UpdateOrdered), so both take t1 first: B's first write waits for A's
+// group to commit, and nothing is split or run again.
+func TestGroupsTakeTenantsInOneOrderOnEveryNode(t *testing.T) {
+	nodes, retries := twoNodes(t)
+	for _, chain := range []string{"t1", "t2"} {
+		if err := nodes[0].Update(func(tx *Tx) error { _, _, err := tx.AppendAudit(chain, []byte(`{"n":0}`)); return err }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+	var first [2]sync.Once
+	write := func(node int, chain string) func(*Tx) error {
+		return func(tx *Tx) error {
+			if _, _, err := tx.AppendAudit(chain, []byte(`{"n":1}`)); err != nil {
+				return err
+			}
+			first[node].Do(func() {
+				close(held[node])
+				select {
+				case <-held[1-node]:
+				case <-time.After(300 * time.Millisecond):
+				}
+			})
+			return nil
+		}
+	}
+	asked := [2][2]string{{"t2", "t1"}, {"t1", "t2"}}
+	var wg sync.WaitGroup
+	errs := make(chan error, 6)
+	var releases []chan struct{}
+	for node, s := range nodes {
+		// The node's commit loop is busy while both writes queue, so they share a group.
+		entered, release := make(chan struct{}), make(chan struct{})
+		releases = append(releases, release)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- s.Update(func(*Tx) error { close(entered); <-release; return nil })
+		}()
+		<-entered
+		for i, chain := range asked[node] {
+			wg.Add(1)
+			go func() { defer wg.Done(); errs <- s.UpdateOrdered(chain, write(node, chain)) }()
+			for len(s.reqs) < i+1 {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	for _, r := range releases {
+		close(r)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := retries(); r["busy"] != 0 || r["deadlock"] != 0 {
+		t.Fatalf("re-runs %v: want none, both groups taking t1's head before t2's", r)
+	}
+	for _, chain := range []string{"t1", "t2"} {
+		v, err := nodes[1].VerifyAudit(chain)
+		if err != nil || !v.Valid || v.Length != 3 {
+			t.Errorf("chain %s: %+v (%v), want 3 entries, valid", chain, v, err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,7 @@ type Store struct {
 }
 
 type commitReq struct {
+	key  string // UpdateOrdered's lock key ("" for Update)
 	fn   func(*Tx) error
 	done chan error
 }
@@ -149,12 +151,21 @@ func newStore(e engine, opt Options) *Store {
 // returned as is; a group the engine could not commit at all (a store that does not
 // answer, a race lost more often than retried) is ErrUnavailable: nothing was
 // written, and the caller is told to try again (503), never that it failed for good.
-func (s *Store) Update(fn func(*Tx) error) error {
+func (s *Store) Update(fn func(*Tx) error) error { return s.UpdateOrdered("", fn) }
+
+// UpdateOrdered is Update for a function whose first contended lock is the row
+// key names (a tenant's audit chain head: its id). A group runs its functions in
+// ascending order of key (Update's "" first, equal keys as queued), so on
+// PostgreSQL every node's groups take the rows of different keys in one global
+// order and never wait on each other in a cycle for them (issue 36). The order is
+// free to choose: the functions of one group were queued concurrently, none
+// acknowledged before the others were queued.
+func (s *Store) UpdateOrdered(key string, fn func(*Tx) error) error {
 	if s.noTree {
 		inner := fn
 		fn = func(tx *Tx) error { tx.noTree = true; return inner(tx) }
 	}
-	req := &commitReq{fn: fn, done: make(chan error, 1)}
+	req := &commitReq{key: key, fn: fn, done: make(chan error, 1)}
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -233,6 +244,7 @@ func (s *Store) commitLoop() {
 				break drain
 			}
 		}
+		slices.SortStableFunc(batch, func(a, b *commitReq) int { return strings.Compare(a.key, b.key) })
 		fns = fns[:0]
 		for _, r := range batch {
 			fns = append(fns, r.fn)

@@ -69,7 +69,7 @@ func commit(d *Deps, rev uint64, prev, next *Page, entries []audit.Entry, events
 	if err != nil {
 		return err
 	}
-	return d.Store.Update(func(tx *persistence.Tx) error {
+	return d.Store.UpdateOrdered(next.TenantID, func(tx *persistence.Tx) error {
 		return write(tx, d, rev, prev, next, body, enc, events, extra)
 	})
 }

@@ -91,7 +91,7 @@ func ApplyPlan(store *persistence.Store, id string, m *SetPlan, now time.Time) (
 		return Tenant{}, orMissing(err, id)
 	}
 	var t Tenant
-	err := store.Update(func(tx *persistence.Tx) error {
+	err := store.UpdateOrdered(id, func(tx *persistence.Tx) error {
 		// Read-modify-write inside the transaction: fields others change (claimed,
 		// name) are kept as they are now.
 		cur, ok := decodeTenant(tx.Get(bucketTenants, []byte(id)))

@@ -12,7 +12,7 @@ import (
 // 0 would wait for ever) stops the server with what to give instead.
 func TestPGLaterWaitIsAFlagWithItsTwin(t *testing.T) {
 	out, _ := runFolio(t, nil, "serve", "-h")
-	if !strings.Contains(out, "-pg-later-wait duration") || !strings.Contains(out, "(FOLIO_PG_LATER_WAIT) (default 5ms)") {
+	if !strings.Contains(out, "-pg-later-wait duration") || !strings.Contains(out, "(FOLIO_PG_LATER_WAIT) (default 50ms)") {
 		t.Fatalf("serve -h does not document --pg-later-wait:\n%s", out)
 	}
 	for _, run := range []struct {
