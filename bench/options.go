@@ -13,8 +13,12 @@ type Options struct {
 	Tenants      int           // publishing tenants (publish): 1 is one hot tenant
 	Transport    string        // "sse" or "ws"
 	Racers       int           // parallel executions per page (act)
-	Repeat       int           // runs of each scenario; the report gives their medians (default 1)
-	PostgresURL  string        // raw-pg: the database to write to (empty: start a PostgreSQL)
+	// Affinity sends all of a page's executions (act) to one node, page p's to node
+	// p mod N, as the documented balancer does (docs/nginx/folio.conf hashes the
+	// page id); without it a page's racers meet on different nodes.
+	Affinity    bool
+	Repeat      int    // runs of each scenario; the report gives their medians (default 1)
+	PostgresURL string // raw-pg: the database to write to (empty: start a PostgreSQL)
 	// BrokenReceiver makes the callbacks receiver verify with a wrong secret, so its
 	// check must fail (used by the harness's own test).
 	BrokenReceiver bool

@@ -30,7 +30,8 @@ func actDistinctScenario(ctx context.Context, t *Target, o Options) (*Result, er
 // actOn publishes the pages through the first node, then runs o.Racers executions
 // of each under name. Racer r of page p talks to node p+r mod N: a page's racers
 // spread over min(racers, N) nodes, so the one-winner check holds across nodes,
-// and the node of a page's first racer turns with the page.
+// and the node of a page's first racer turns with the page. With o.Affinity every
+// racer of page p talks to node p mod N, as behind the documented balancer.
 func actOn(ctx context.Context, t *Target, o Options, name string) (*Result, error) {
 	key, err := t.Register(ctx, "bench-actor")
 	if err != nil {
@@ -75,7 +76,11 @@ func actOn(ctx context.Context, t *Target, o Options, name string) (*Result, err
 		if i%2 == 1 {
 			action = "reject"
 		}
-		st, err := t.On(p+r).Call(ctx, "POST", "/v1/pages/"+ids[p]+"/actions/"+action, key, body, nil)
+		node := p + r
+		if o.Affinity {
+			node = p
+		}
+		st, err := t.On(node).Call(ctx, "POST", "/v1/pages/"+ids[p]+"/actions/"+action, key, body, nil)
 		switch {
 		case err == nil && st == 200:
 			wins[p].Add(1)
@@ -88,7 +93,7 @@ func actOn(ctx context.Context, t *Target, o Options, name string) (*Result, err
 	})
 	n, lat, errs := rec.Summary()
 	res := &Result{Scenario: name, Operations: n, Seconds: elapsed.Seconds(), Unit: "executions/s", Latency: lat, Errors: errs,
-		Params: map[string]any{"concurrency": o.Concurrency, "pages": pages, "racers_per_page": o.Racers}}
+		Params: map[string]any{"concurrency": o.Concurrency, "pages": pages, "racers_per_page": o.Racers, "affinity": o.Affinity}}
 	bad := 0
 	for i := range wins {
 		if wins[i].Load() != 1 {

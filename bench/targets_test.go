@@ -132,3 +132,36 @@ func TestTargetsSpreadTheLoadOverEveryNode(t *testing.T) {
 		}
 	}
 }
+
+// With Affinity, act sends every racer of a page to one node, as the documented
+// balancer does: no page is acted on through both nodes, each node gets half of
+// the pages, and the one-winner check still passes.
+func TestActWithAffinityKeepsAPageOnOneNode(t *testing.T) {
+	srv, err := StartLocal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	first, second := newCountingProxy(t, srv.URL), newCountingProxy(t, srv.URL)
+	tg := Remote(first.URL, second.URL)
+	defer tg.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const pages = 12
+	rep, err := Run(ctx, tg, []string{"act"}, Options{Concurrency: 4, Count: pages, Racers: 4, Affinity: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; !rep.Passed() || len(r.Errors) != 0 {
+		t.Fatalf("checks %+v, errors %v", r.Checks, r.Errors)
+	}
+	pa, pb := actedPages(first.take()), actedPages(second.take())
+	if len(pa) != pages/2 || len(pb) != pages/2 {
+		t.Fatalf("actions on %d pages through the first node and %d through the second, want %d each", len(pa), len(pb), pages/2)
+	}
+	for id := range pa {
+		if pb[id] {
+			t.Fatalf("page %s was acted on through both nodes: its racers should all go to one", id)
+		}
+	}
+}
