@@ -54,6 +54,7 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last st
 	if len(entries) == 0 {
 		return 0, "", nil
 	}
+	t.Prefetch(t.ChainReads(chain)...)
 	seq, prev := t.auditHead(chain)
 	leaves := int64(-1)
 	if !t.noTree {
@@ -83,6 +84,16 @@ func (t *Tx) AppendAudits(chain string, entries [][]byte) (first uint64, last st
 		}
 	}
 	return first, prev, nil
+}
+
+// ChainReads are the records an append to chain reads first (its head, and its
+// tree's size), for a caller to Prefetch with its own.
+func (t *Tx) ChainReads(chain string) []Read {
+	reads := []Read{{Bucket: headBucket, Key: []byte(chain)}}
+	if !t.noTree {
+		reads = append(reads, Read{Bucket: treeSizeBucket, Key: []byte(chain)})
+	}
+	return reads
 }
 
 // AppendAuditsGrouped is AppendAudits that also indexes each entry under the group

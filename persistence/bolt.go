@@ -116,6 +116,8 @@ func (t boltTx) bucket(name string) *bolt.Bucket {
 	return b
 }
 
+func (boltTx) prefetch([]Read) error { return nil }
+
 func (t boltTx) get(bucket string, key []byte) ([]byte, error) {
 	b := t.bucket(bucket)
 	if b == nil {

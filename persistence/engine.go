@@ -26,6 +26,10 @@ type engine interface {
 // txn is one engine's transaction under a Tx. Keys are ordered as bytes.
 type txn interface {
 	get(bucket string, key []byte) ([]byte, error)
+	// prefetch makes the gets of reads that follow cheap: on PostgreSQL it reads
+	// (and, in a write, locks) them in order in one round trip; bbolt reads locally
+	// and does nothing.
+	prefetch(reads []Read) error
 	put(bucket string, key, value []byte) error
 	delete(bucket string, key []byte) error
 	// scan visits keys in [from, to) (to nil: no upper bound), ascending or, when

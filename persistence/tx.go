@@ -26,6 +26,21 @@ func (t *Tx) fail(err error) {
 	}
 }
 
+// Read names one record for Prefetch.
+type Read struct {
+	Bucket string
+	Key    []byte
+}
+
+// Prefetch reads records a function is about to Get, all at once: on PostgreSQL
+// in one round trip instead of one each, locking them (in a write) in the order
+// given, as the Gets would have. The Gets that follow are answered from what it
+// read. A caller names records in the order its Gets would take them, so that
+// every writer of a set of rows locks them in one order.
+func (t *Tx) Prefetch(reads ...Read) {
+	t.fail(t.t.prefetch(reads))
+}
+
 // Get returns a copy of the value at key, or nil.
 func (t *Tx) Get(bucket string, key []byte) []byte {
 	v, err := t.t.get(bucket, key)

@@ -1,6 +1,11 @@
 package inbox
 
-import "folio/persistence"
+import (
+	"bytes"
+	"slices"
+
+	"folio/persistence"
+)
 
 // The listing index. GET /v1/inbox filters on any combination of reading state,
 // priority and page type, newest first, with the total of the filtered set. Every
@@ -89,10 +94,34 @@ func filterRange(tenant string, f Filter) []byte {
 // reindex moves an entry's index keys and counters from old (nil: new entry) to
 // next. Ranges that hold the entry under both stay untouched.
 func reindex(tx *persistence.Tx, old, next *Entry) error {
-	if old != nil && old.TenantID == next.TenantID && attrsOf(old) == attrsOf(next) {
-		return nil // same ranges, same key (fromPage keeps the id and creation time)
-	}
+	gone, added := rangeChanges(old, next)
 	suffix := append(timeKey(next.CreatedAt), next.ID...)
+	for _, p := range gone {
+		if err := tx.Delete(bucketIndex, append(p, suffix...)); err != nil {
+			return err
+		}
+		if err := addCount(tx, bucketCounts, p, -1); err != nil {
+			return err
+		}
+	}
+	for _, p := range added {
+		if err := tx.Put(bucketIndex, append(p, suffix...), nil); err != nil {
+			return err
+		}
+		if err := addCount(tx, bucketCounts, p, 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rangeChanges are the range prefixes an entry leaves (gone) and joins (added)
+// going from old (nil: new entry) to next, each sorted, so that every writer
+// locks a tenant's range counters in one order.
+func rangeChanges(old, next *Entry) (gone, added [][]byte) {
+	if old != nil && old.TenantID == next.TenantID && attrsOf(old) == attrsOf(next) {
+		return nil, nil // same ranges, same key (fromPage keeps the id and creation time)
+	}
 	want := map[string]bool{}
 	for _, m := range masksOf(attrsOf(next)) {
 		want[string(rangePrefix(next.TenantID, m, attrsOf(next)))] = true
@@ -104,26 +133,16 @@ func reindex(tx *persistence.Tx, old, next *Entry) error {
 		}
 	}
 	for p := range have {
-		if want[p] {
-			continue
-		}
-		if err := tx.Delete(bucketIndex, append([]byte(p), suffix...)); err != nil {
-			return err
-		}
-		if err := addCount(tx, bucketCounts, []byte(p), -1); err != nil {
-			return err
+		if !want[p] {
+			gone = append(gone, []byte(p))
 		}
 	}
 	for p := range want {
-		if have[p] {
-			continue
-		}
-		if err := tx.Put(bucketIndex, append([]byte(p), suffix...), nil); err != nil {
-			return err
-		}
-		if err := addCount(tx, bucketCounts, []byte(p), 1); err != nil {
-			return err
+		if !have[p] {
+			added = append(added, []byte(p))
 		}
 	}
-	return nil
+	slices.SortFunc(gone, bytes.Compare)
+	slices.SortFunc(added, bytes.Compare)
+	return gone, added
 }

@@ -180,6 +180,7 @@ func (tl *tally) of(tx *persistence.Tx, tenant string) *tenantTally {
 		}
 	}
 	t := []byte(tenant)
+	tx.Prefetch(persistence.Read{Bucket: bucketSeq, Key: t}, persistence.Read{Bucket: bucketPending, Key: t})
 	*tl = append(*tl, tenantTally{tenant: tenant,
 		seq:     persistence.ReadU64(tx.Get(bucketSeq, t)),
 		pending: int64(persistence.ReadU64(tx.Get(bucketPending, t)))})

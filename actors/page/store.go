@@ -95,6 +95,12 @@ func encode(next *Page, entries []audit.Entry, events []Event) ([]byte, []audit.
 // transaction, so on PostgreSQL (serializable) a concurrent commit of the same page
 // makes one of the two retry, and the retry finds the new revision.
 func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byte, entries []audit.Encoded, events []Event, extra func(*persistence.Tx) error) error {
+	// The revision, then the chain's head: the order every writer locks them in.
+	reads := []persistence.Read{{Bucket: bucketPageRevs, Key: []byte(next.ID)}}
+	if len(entries) > 0 {
+		reads = append(reads, tx.ChainReads(next.TenantID)...)
+	}
+	tx.Prefetch(reads...)
 	if storedRev(tx, next.ID) != rev {
 		return errStale
 	}
