@@ -5,8 +5,11 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"folio/transport/apitypes"
 )
 
 // The tools' JSON Schemas are generated from the input and output types (as the SDK
@@ -26,7 +29,7 @@ func schemaOf[T any]() map[string]any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: wireSchemas})
 	if err != nil {
 		panic("foliomcp: the schema of " + t.String() + ": " + err.Error()) // a programming error, found by every test
 	}
@@ -43,7 +46,31 @@ func schemaOf[T any]() map[string]any {
 	return m
 }
 
-// portable rewrites `type: ["null", X]` as `type: X`, in the whole tree.
+// wireSchemas are the schemas of the types that write themselves, as they are on
+// the wire (the SDK would infer them from their Go kinds): raw JSON is the object
+// it holds (block data, an edit's data, an event's data; typed as bytes, a real
+// object would fail validation in every SDK), the API's nullable times and
+// strings are a string when present, a limit an integer.
+var wireSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage]():     {Type: "object"},
+	reflect.TypeFor[time.Time]():           {Type: "string", Format: "date-time"},
+	reflect.TypeFor[apitypes.NullTime]():   {Type: "string", Format: "date-time"},
+	reflect.TypeFor[apitypes.NullString](): {Type: "string"},
+	reflect.TypeFor[apitypes.Limit]():      {Type: "integer"},
+}
+
+// anyValue is the schema of a member whose Go type says nothing (any): every
+// JSON value but null, each branch typed (a bare true would constrain nothing).
+func anyValue() map[string]any {
+	var branches []any
+	for _, t := range []string{"object", "array", "string", "number", "boolean"} {
+		branches = append(branches, map[string]any{"type": t})
+	}
+	return map[string]any{"anyOf": branches}
+}
+
+// portable rewrites `type: ["null", X]` as `type: X`, and a member or item schema
+// `true` (Go's any) as anyValue, in the whole tree.
 func portable(node any) {
 	switch n := node.(type) {
 	case map[string]any:
@@ -59,6 +86,16 @@ func portable(node any) {
 			} else {
 				n["type"] = kept
 			}
+		}
+		if props, ok := n["properties"].(map[string]any); ok {
+			for k, v := range props {
+				if v == true {
+					props[k] = anyValue()
+				}
+			}
+		}
+		if n["items"] == true {
+			n["items"] = anyValue()
 		}
 		for _, v := range n {
 			portable(v)
