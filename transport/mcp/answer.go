@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -106,50 +105,13 @@ func unset(v any, s map[string]any) {
 // mayBeAbsent removes from the required members of s (T's schema) those that
 // unset may leave out: pointers, slices, maps, interfaces, times and the types
 // with their own encoding (NullTime, NullString, Limit, json.RawMessage), at any
-// depth; it walks the Go type beside its schema as annotate does.
+// depth.
 func mayBeAbsent(s map[string]any, t reflect.Type) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Slice, reflect.Array:
-		if items, ok := s["items"].(map[string]any); ok {
-			mayBeAbsent(items, t.Elem())
+	members(s, t, func(parent map[string]any, f reflect.StructField, name string, _ map[string]any) {
+		if req, ok := parent["required"].([]any); ok && nullable(f.Type) {
+			parent["required"] = slices.DeleteFunc(req, func(r any) bool { return r == name })
 		}
-	case reflect.Map:
-		if ap, ok := s["additionalProperties"].(map[string]any); ok {
-			mayBeAbsent(ap, t.Elem())
-		}
-	case reflect.Struct:
-		if hasOwnEncoding(t) {
-			return
-		}
-		props, _ := s["properties"].(map[string]any)
-		req, _ := s["required"].([]any)
-		for f := range t.Fields() {
-			if f.Anonymous && f.Tag.Get("json") == "" && f.Type.Kind() == reflect.Struct {
-				mayBeAbsent(s, f.Type)
-				req, _ = s["required"].([]any)
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" || !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if nullable(f.Type) {
-				req = slices.DeleteFunc(req, func(r any) bool { return r == name })
-			}
-			if p, ok := props[name].(map[string]any); ok {
-				mayBeAbsent(p, f.Type)
-			}
-		}
-		if req != nil {
-			s["required"] = req
-		}
-	}
+	})
 }
 
 // nullable reports whether a member of type t may be written as null or as the

@@ -111,52 +111,65 @@ func portable(node any) {
 // become the schema's keywords, and a field whose Go type says nothing (any) but
 // is tagged `schema:"object_or_array"` gets anyOf an object or an array of objects.
 func annotate(s map[string]any, t reflect.Type) {
+	members(s, t, func(_ map[string]any, f reflect.StructField, _ string, p map[string]any) {
+		if e := f.Tag.Get("enum"); e != "" {
+			var vals []any
+			for v := range strings.SplitSeq(e, ",") {
+				vals = append(vals, v)
+			}
+			p["enum"] = vals
+		}
+		if m := f.Tag.Get("minimum"); m != "" {
+			n, err := strconv.Atoi(m)
+			if err != nil {
+				panic("foliomcp: minimum tag of " + f.Name)
+			}
+			p["minimum"] = n
+		}
+		if f.Tag.Get("schema") == "object_or_array" {
+			p["anyOf"] = []any{
+				map[string]any{"type": "object", "additionalProperties": true},
+				map[string]any{"type": "array", "items": map[string]any{"type": "object", "additionalProperties": true}},
+			}
+		}
+	})
+}
+
+// members walks the Go type t beside its schema s and calls visit for every
+// member of every struct t holds (itself, through pointers, slices, arrays and map
+// values, at any depth) that the schema declares: the struct's schema, the field,
+// its JSON name and its schema. An embedded struct without a JSON name is walked
+// as part of its parent, as encoding/json flattens it.
+func members(s map[string]any, t reflect.Type, visit func(parent map[string]any, f reflect.StructField, name string, p map[string]any)) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		if items, ok := s["items"].(map[string]any); ok {
-			annotate(items, t.Elem())
+			members(items, t.Elem(), visit)
 		}
 	case reflect.Map:
 		if ap, ok := s["additionalProperties"].(map[string]any); ok {
-			annotate(ap, t.Elem())
+			members(ap, t.Elem(), visit)
 		}
 	case reflect.Struct:
 		props, _ := s["properties"].(map[string]any)
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
+		for f := range t.Fields() {
 			if f.Anonymous && f.Tag.Get("json") == "" {
-				annotate(s, f.Type)
+				members(s, f.Type, visit)
 				continue
 			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" {
+				name = f.Name
+			}
 			p, ok := props[name].(map[string]any)
 			if !ok {
 				continue
 			}
-			if e := f.Tag.Get("enum"); e != "" {
-				var vals []any
-				for v := range strings.SplitSeq(e, ",") {
-					vals = append(vals, v)
-				}
-				p["enum"] = vals
-			}
-			if m := f.Tag.Get("minimum"); m != "" {
-				n, err := strconv.Atoi(m)
-				if err != nil {
-					panic("foliomcp: minimum tag of " + t.String() + "." + f.Name)
-				}
-				p["minimum"] = n
-			}
-			if f.Tag.Get("schema") == "object_or_array" {
-				p["anyOf"] = []any{
-					map[string]any{"type": "object", "additionalProperties": true},
-					map[string]any{"type": "array", "items": map[string]any{"type": "object", "additionalProperties": true}},
-				}
-			}
-			annotate(p, f.Type)
+			visit(s, f, name, p)
+			members(p, f.Type, visit)
 		}
 	}
 }
