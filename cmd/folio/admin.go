@@ -297,7 +297,7 @@ func (l *localAdmin) createKey(id, name string, test bool) (map[string]any, erro
 	if err != nil {
 		return nil, err
 	}
-	return httpapi.AdminKeyView(k, secret), nil
+	return jsonRoundTrip(httpapi.AdminKeyView(k, secret))
 }
 
 func (l *localAdmin) exportAudit(id string, w io.Writer) (int, error) {

@@ -12,6 +12,7 @@
 //     (zero <-> null) where the server has no other way to say "unset", and a
 //     pointer where null and empty differ (a comment may be "").
 //   - Open-ended JSON (block data) is json.RawMessage.
+//   - A quota that is null on the wire when unlimited is a Limit (0: unlimited).
 //   - A listing whose elements the server writes from its own records (a stored
 //     page through its view, an agent event's stored bytes, an audit entry) is a
 //     window generic in its element (PageList[P], EventList[E], ...): one

@@ -2,6 +2,7 @@ package apitypes
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -56,5 +57,29 @@ func (s *NullString) UnmarshalJSON(b []byte) error {
 	var v string
 	err := json.Unmarshal(b, &v)
 	*s = NullString(v)
+	return err
+}
+
+// Limit is a quota on the wire: null when unlimited (0 or less), else the number;
+// null reads as 0 (unlimited).
+type Limit int64
+
+// MarshalJSON writes null for an unlimited quota, else the number.
+func (l Limit) MarshalJSON() ([]byte, error) {
+	if l <= 0 {
+		return []byte("null"), nil
+	}
+	return strconv.AppendInt(nil, int64(l), 10), nil
+}
+
+// UnmarshalJSON reads null as 0 (unlimited).
+func (l *Limit) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*l = 0
+		return nil
+	}
+	var n int64
+	err := json.Unmarshal(b, &n)
+	*l = Limit(n)
 	return err
 }

@@ -1,6 +1,10 @@
 package client
 
-import "context"
+import (
+	"context"
+
+	"folio/transport/apitypes"
+)
 
 // RegisterRequest is the body of POST /v1/auth/agent/register.
 type RegisterRequest struct {
@@ -10,22 +14,11 @@ type RegisterRequest struct {
 
 // Registration is a new agent account: its key works at once and is shown only
 // here.
-type Registration struct {
-	APIKey    string `json:"apiKey"`
-	TenantID  string `json:"tenantId"`
-	ClaimCode string `json:"claimCode"`
-	ClaimURL  string `json:"claimUrl"`
-	Message   string `json:"message"`
-}
+type Registration = apitypes.Registration
 
 // Me is the holder of the credential (GET /v1/auth/me): for an API key, the key's
 // id with type "agent" and no e-mail.
-type Me struct {
-	ID       string `json:"id"`
-	Email    string `json:"email"`
-	TenantID string `json:"tenantId"`
-	Type     string `json:"type"` // "agent" or "human"
-}
+type Me = apitypes.Me
 
 // Register creates an agent account (POST /v1/auth/agent/register). No credential
 // is sent, whatever key the client holds; use the returned key in a new client.

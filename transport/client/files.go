@@ -46,21 +46,9 @@ type presignRequest struct {
 	UploadedBy string `json:"uploaded_by,omitempty"`
 }
 
-type presigned struct {
-	UploadURL  string    `json:"uploadUrl"` // a server path under /v1/storage/upload/; the signature in it is the only credential
-	StorageKey string    `json:"storageKey"`
-	Filename   string    `json:"filename"`
-	MimeType   string    `json:"mimeType"`
-	SizeBytes  int64     `json:"sizeBytes"`
-	UploadedBy string    `json:"uploadedBy"`
-	UploadType string    `json:"uploadType"`
-	ExpiresAt  time.Time `json:"expiresAt"`
-}
+type presigned = apitypes.FilePresigned
 
-type uploaded struct {
-	StorageKey string `json:"storageKey"`
-	SizeBytes  int64  `json:"sizeBytes"`
-}
+type uploaded = apitypes.FileUploaded
 
 type completeRequest struct {
 	StorageKey string `json:"storage_key"`

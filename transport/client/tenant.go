@@ -3,32 +3,19 @@ package client
 import (
 	"context"
 	"net/url"
+
+	"folio/transport/apitypes"
 )
 
 // Tenant is the account the key belongs to (GET /v1/tenant).
-type Tenant struct {
-	TenantID string      `json:"tenant_id"`
-	Name     string      `json:"name"`
-	Plan     string      `json:"plan"`
-	Usage    TenantUsage `json:"usage"`
-}
+type Tenant = apitypes.Tenant
 
-// TenantUsage counts this month's pages against the plan.
-type TenantUsage struct {
-	PagesThisMonth int `json:"pages_this_month"`
-	PagesLimit     int `json:"pages_limit"` // 0: unlimited (null on the wire)
-	// Stored bytes against the plan's storage quota: files and the agent event log.
-	StoredBytes       int64 `json:"stored_bytes"`
-	StoredFileBytes   int64 `json:"stored_file_bytes"`
-	StoredEventBytes  int64 `json:"stored_event_bytes"`
-	StorageLimitBytes int64 `json:"storage_limit_bytes"` // 0: unlimited (null on the wire)
-}
+// TenantUsage counts this month's pages against the plan; a limit of 0 is
+// unlimited (null on the wire).
+type TenantUsage = apitypes.TenantUsage
 
 // Dashboard is the tenant's page counts and rates over a period.
-type Dashboard struct {
-	Period  string           `json:"period"`
-	Metrics DashboardMetrics `json:"metrics"`
-}
+type Dashboard = apitypes.Dashboard[DashboardMetrics]
 
 // DashboardMetrics are the counts and rates of the pages created in the period.
 type DashboardMetrics struct {

@@ -10,6 +10,7 @@ import (
 	"folio/actors/model/ids"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/apitypes"
 )
 
 // register is POST /v1/auth/agent/register: a new tenant with its first live key.
@@ -32,13 +33,8 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request, _ httprouter.P
 	if req.OwnerEmail != "" && !s.queueClaimMail(r, res, claimURL) {
 		message += " No claim mail was sent to owner_email (too many mails to it, or from this address, recently): give the person the claimUrl."
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"apiKey":    res.APIKey,
-		"tenantId":  res.Tenant.ID,
-		"claimCode": res.Tenant.ClaimCode,
-		"claimUrl":  claimURL,
-		"message":   message,
-	})
+	writeJSON(w, http.StatusCreated, apitypes.Registration{APIKey: res.APIKey, TenantID: res.Tenant.ID,
+		ClaimCode: res.Tenant.ClaimCode, ClaimURL: claimURL, Message: message})
 	return nil
 }
 
@@ -59,6 +55,22 @@ type keyView struct {
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 }
 
+// keyList is the tenant's keys (GET /v1/account/api-keys), secrets never included.
+type keyList struct {
+	Keys []keyView `json:"keys"`
+}
+
+// keyCreated is a new key (POST /v1/account/api-keys); Key is the whole secret,
+// shown only here.
+type keyCreated struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Key       string    `json:"key"`
+	Prefix    string    `json:"prefix"`
+	Mode      string    `json:"mode"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
 func (s *Server) listKeys(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	keys, err := registry.Call[[]tenant.KeyView](r.Context(), s.tenants, who.TenantID, &tenant.ListKeys{})
 	if err != nil {
@@ -72,7 +84,7 @@ func (s *Server) listKeys(w http.ResponseWriter, r *http.Request, _ httprouter.P
 			out[i].LastUsedAt = &t
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"keys": out})
+	writeJSON(w, http.StatusOK, keyList{Keys: out})
 	return nil
 }
 
@@ -99,10 +111,8 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{
-		"id": res.Key.ID, "name": res.Key.Name, "key": res.Secret, "prefix": res.Key.Prefix,
-		"mode": mode(res.Key.Test), "createdAt": res.Key.CreatedAt,
-	})
+	writeJSON(w, http.StatusCreated, keyCreated{ID: res.Key.ID, Name: res.Key.Name, Key: res.Secret, Prefix: res.Key.Prefix,
+		Mode: mode(res.Key.Test), CreatedAt: res.Key.CreatedAt})
 	return nil
 }
 
@@ -125,13 +135,24 @@ func (s *Server) getTenant(w http.ResponseWriter, r *http.Request, _ httprouter.
 	// stored_bytes (files and the agent event log, each counted in the commit that
 	// changes it) is measured against storage_limit_bytes, null when unlimited.
 	plan := s.planLimits(v.Tenant)
-	writeJSON(w, http.StatusOK, map[string]any{
-		"tenant_id": v.Tenant.ID, "name": v.Tenant.Name, "plan": v.Tenant.Plan,
-		"usage": map[string]any{"pages_this_month": v.PagesThisMonth, "pages_limit": unlimitedAsNull(plan.PagesPerMonth),
-			"stored_bytes": v.Stored.Total(), "stored_file_bytes": v.Stored.Files, "stored_event_bytes": v.Stored.Events,
-			"storage_limit_bytes": unlimitedAsNull(plan.StorageBytes)},
-	})
+	writeJSON(w, http.StatusOK, apitypes.Tenant{TenantID: v.Tenant.ID, Name: v.Tenant.Name, Plan: v.Tenant.Plan,
+		Usage: apitypes.TenantUsage{PagesThisMonth: v.PagesThisMonth, PagesLimit: apitypes.Limit(plan.PagesPerMonth),
+			StoredBytes: v.Stored.Total(), StoredFileBytes: v.Stored.Files, StoredEventBytes: v.Stored.Events,
+			StorageLimitBytes: apitypes.Limit(plan.StorageBytes)}})
 	return nil
+}
+
+// auditVerification is the tenant's audit chain checked from its first record
+// (GET /v1/audit/verify). FirstInvalidSequence and Reason are present only when
+// the chain is invalid; the hashes are null for an empty chain.
+type auditVerification struct {
+	Status               string              `json:"status"` // valid or invalid
+	ChainLength          uint64              `json:"chain_length"`
+	FirstHash            apitypes.NullString `json:"first_hash"`
+	LastHash             apitypes.NullString `json:"last_hash"`
+	VerifiedAt           time.Time           `json:"verified_at"`
+	FirstInvalidSequence *uint64             `json:"first_invalid_sequence,omitempty"`
+	Reason               *string             `json:"reason,omitempty"`
 }
 
 func (s *Server) verifyAudit(w http.ResponseWriter, _ *http.Request, _ httprouter.Params, who tenant.Principal) error {
@@ -139,22 +160,13 @@ func (s *Server) verifyAudit(w http.ResponseWriter, _ *http.Request, _ httproute
 	if err != nil {
 		return err
 	}
-	out := map[string]any{
-		"status": "valid", "chain_length": v.Length, "first_hash": nullable(v.FirstHash),
-		"last_hash": nullable(v.LastHash), "verified_at": v.VerifiedAt,
-	}
+	out := auditVerification{Status: "valid", ChainLength: v.Length, FirstHash: apitypes.NullString(v.FirstHash),
+		LastHash: apitypes.NullString(v.LastHash), VerifiedAt: v.VerifiedAt}
 	if !v.Valid {
-		out["status"] = "invalid"
-		out["first_invalid_sequence"] = v.FirstBadSeq
-		out["reason"] = v.Reason
+		out.Status = "invalid"
+		out.FirstInvalidSequence = &v.FirstBadSeq
+		out.Reason = &v.Reason
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 	"folio/actors/model/fault"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/apitypes"
 )
 
 // Operator endpoints (routes.go, adminRoutes), mounted only when the node has an
@@ -32,26 +33,58 @@ func (s *Server) requireAdmin(h handler) handler {
 	}
 }
 
+// AdminTenant is how operators see a tenant (HTTP and `folio admin`). Limits are
+// the effective ones, null when unlimited; CustomLimits holds only the limits an
+// operator set for this tenant ({} when none).
+type AdminTenant struct {
+	TenantID     string       `json:"tenant_id"`
+	Name         string       `json:"name"`
+	Plan         string       `json:"plan"`
+	OwnerEmail   string       `json:"owner_email"`
+	Claimed      bool         `json:"claimed"`
+	CreatedAt    time.Time    `json:"created_at"`
+	Limits       adminLimits  `json:"limits"`
+	CustomLimits customLimits `json:"custom_limits"`
+	Usage        adminUsage   `json:"usage"`
+	APIKeys      int          `json:"api_keys"`
+}
+
+// adminLimits are a tenant's effective limits, null when unlimited.
+type adminLimits struct {
+	RequestsPerMinute apitypes.Limit `json:"requests_per_minute"`
+	PagesPerMonth     apitypes.Limit `json:"pages_per_month"`
+}
+
+// customLimits are the limits an operator set for one tenant: a member is present
+// only when set (0 there is unlimited).
+type customLimits struct {
+	RequestsPerMinute *int `json:"requests_per_minute,omitempty"`
+	PagesPerMonth     *int `json:"pages_per_month,omitempty"`
+}
+
+// adminUsage counts this month's live pages against the effective limit.
+type adminUsage struct {
+	PagesThisMonth int            `json:"pages_this_month"`
+	PagesLimit     apitypes.Limit `json:"pages_limit"`
+}
+
+// adminTenantList is one window of tenants in id order (GET /v1/admin/tenants).
+type adminTenantList struct {
+	Tenants []AdminTenant `json:"tenants"`
+	Total   int           `json:"total"`
+	Limit   int           `json:"limit"`
+	Offset  int           `json:"offset"`
+}
+
 // AdminTenantView is how operators see a tenant (HTTP and `folio admin`).
-func AdminTenantView(sum *tenant.Summary) map[string]any {
+func AdminTenantView(sum *tenant.Summary) AdminTenant {
 	t := sum.Tenant
-	custom := map[string]any{}
-	if t.RequestsPerMinute != nil {
-		custom["requests_per_minute"] = *t.RequestsPerMinute
-	}
-	if t.PagesPerMonth != nil {
-		custom["pages_per_month"] = *t.PagesPerMonth
-	}
-	return map[string]any{
-		"tenant_id": t.ID, "name": t.Name, "plan": t.Plan, "owner_email": t.OwnerEmail,
-		"claimed": t.Claimed, "created_at": t.CreatedAt,
-		"limits": map[string]any{
-			"requests_per_minute": unlimitedAsNull(sum.Limits.RequestsPerMinute),
-			"pages_per_month":     unlimitedAsNull(sum.Limits.PagesPerMonth),
-		},
-		"custom_limits": custom,
-		"usage":         map[string]any{"pages_this_month": sum.PagesThisMonth, "pages_limit": unlimitedAsNull(sum.Limits.PagesPerMonth)},
-		"api_keys":      sum.Keys,
+	return AdminTenant{
+		TenantID: t.ID, Name: t.Name, Plan: t.Plan, OwnerEmail: t.OwnerEmail, Claimed: t.Claimed, CreatedAt: t.CreatedAt,
+		Limits:       adminLimits{RequestsPerMinute: apitypes.Limit(sum.Limits.RequestsPerMinute), PagesPerMonth: apitypes.Limit(sum.Limits.PagesPerMonth)},
+		CustomLimits: customLimits{RequestsPerMinute: t.RequestsPerMinute, PagesPerMonth: t.PagesPerMonth},
+		Usage:        adminUsage{PagesThisMonth: sum.PagesThisMonth, PagesLimit: apitypes.Limit(sum.Limits.PagesPerMonth)},
+		APIKeys:      sum.Keys,
 	}
 }
 
@@ -64,7 +97,7 @@ func (s *Server) adminListTenants(w http.ResponseWriter, r *http.Request, _ http
 	if err != nil {
 		return err
 	}
-	out := make([]map[string]any, 0, len(list))
+	out := make([]AdminTenant, 0, len(list))
 	for _, t := range list {
 		sum, err := tenant.Summarize(s.store, s.tenancy.Book.Plans(), t.ID, s.now())
 		if err != nil {
@@ -72,7 +105,7 @@ func (s *Server) adminListTenants(w http.ResponseWriter, r *http.Request, _ http
 		}
 		out = append(out, AdminTenantView(sum))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tenants": out, "total": total, "limit": limit, "offset": offset})
+	writeJSON(w, http.StatusOK, adminTenantList{Tenants: out, Total: total, Limit: limit, Offset: offset})
 	return nil
 }
 
@@ -147,10 +180,22 @@ func (s *Server) adminCreateKey(w http.ResponseWriter, r *http.Request, ps httpr
 	return nil
 }
 
-// AdminKeyView is a key created by an operator; key is the full secret, shown once.
-func AdminKeyView(k tenant.Key, secret string) map[string]any {
-	return map[string]any{"id": k.ID, "tenant_id": k.TenantID, "name": k.Name, "key": secret, "prefix": k.Prefix,
-		"mode": mode(k.Test), "createdAt": k.CreatedAt.UTC().Format(time.RFC3339Nano)}
+// AdminKey is a key created by an operator; Key is the full secret, shown once.
+// CreatedAt is written in UTC.
+type AdminKey struct {
+	ID        string `json:"id"`
+	TenantID  string `json:"tenant_id"`
+	Name      string `json:"name"`
+	Key       string `json:"key"`
+	Prefix    string `json:"prefix"`
+	Mode      string `json:"mode"`
+	CreatedAt string `json:"createdAt"` // RFC 3339, UTC
+}
+
+// AdminKeyView is a key created by an operator with its secret.
+func AdminKeyView(k tenant.Key, secret string) AdminKey {
+	return AdminKey{ID: k.ID, TenantID: k.TenantID, Name: k.Name, Key: secret, Prefix: k.Prefix,
+		Mode: mode(k.Test), CreatedAt: k.CreatedAt.UTC().Format(time.RFC3339Nano)}
 }
 
 // adminExportAudit streams the tenant's audit chain as JSON lines.

@@ -40,13 +40,18 @@ func (rt *realtime) agentInbox(w http.ResponseWriter, r *http.Request, _ httprou
 	return nil
 }
 
+// pendingCount is how many agent events wait unacknowledged (GET /v1/agent/inbox/count).
+type pendingCount struct {
+	Count int `json:"count"`
+}
+
 // agentInboxCount is GET /v1/agent/inbox/count.
 func (rt *realtime) agentInboxCount(w http.ResponseWriter, _ *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	n, err := mailbox.Pending(rt.store, who.TenantID)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"count": n})
+	writeJSON(w, http.StatusOK, pendingCount{Count: n})
 	return nil
 }
 

@@ -59,6 +59,11 @@ func (c *content) associate(w http.ResponseWriter, r *http.Request, ps httproute
 	return nil
 }
 
+// associationList is a page's associations both ways (GET /v1/pages/:id/associations).
+type associationList struct {
+	Associations []associationView `json:"associations"`
+}
+
 func (c *content) listAssociations(w http.ResponseWriter, r *http.Request, ps httprouter.Params, who tenant.Principal) error {
 	id, err := pageID(ps.ByName("id"))
 	if err != nil {
@@ -76,6 +81,6 @@ func (c *content) listAssociations(w http.ResponseWriter, r *http.Request, ps ht
 			out[i].Direction = "incoming"
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"associations": out})
+	writeJSON(w, http.StatusOK, associationList{Associations: out})
 	return nil
 }

@@ -84,11 +84,11 @@ func (rt *realtime) presign(w http.ResponseWriter, r *http.Request, ps httproute
 	exp := res.ExpiresAt
 	size := strconv.FormatInt(res.SizeBytes, 10)
 	token := size + "-" + rt.d.Blobs.Sign("put", res.StorageKey, exp, size)
-	writeJSON(w, http.StatusOK, map[string]any{
-		"uploadUrl":  uploadPrefix + token + "/" + url.PathEscape(res.StorageKey),
-		"storageKey": res.StorageKey, "filename": res.Filename, "mimeType": res.MimeType,
-		"sizeBytes": res.SizeBytes, "uploadedBy": res.UploadedBy, "uploadType": res.UploadType,
-		"expiresAt": exp.UTC().Truncate(time.Second),
+	writeJSON(w, http.StatusOK, apitypes.FilePresigned{
+		UploadURL:  uploadPrefix + token + "/" + url.PathEscape(res.StorageKey),
+		StorageKey: res.StorageKey, Filename: res.Filename, MimeType: res.MimeType,
+		SizeBytes: res.SizeBytes, UploadedBy: res.UploadedBy, UploadType: res.UploadType,
+		ExpiresAt: exp.UTC().Truncate(time.Second),
 	})
 	return nil
 }
@@ -150,7 +150,7 @@ func (rt *realtime) upload(w http.ResponseWriter, r *http.Request, _ httprouter.
 		}
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"storageKey": key, "sizeBytes": size})
+	writeJSON(w, http.StatusOK, apitypes.FileUploaded{StorageKey: key, SizeBytes: size})
 	return nil
 }
 

@@ -174,11 +174,16 @@ func openapiPath(p string) string {
 	return strings.Join(parts, "/")
 }
 
+// healthStatus is whether the node serves yet: "starting" (503) or "ok" (200).
+type healthStatus struct {
+	Status string `json:"status"`
+}
+
 func (s *Server) health(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) error {
 	if !s.ready.Load() {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
+		writeJSON(w, http.StatusServiceUnavailable, healthStatus{Status: "starting"})
 		return nil
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, healthStatus{Status: "ok"})
 	return nil
 }

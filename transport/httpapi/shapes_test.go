@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"folio/actors/inbox"
 	"folio/actors/model/audit"
 	"folio/actors/model/blocks"
 	"folio/actors/model/templates"
@@ -32,6 +33,7 @@ var serverShapes = []struct {
 	{apitypes.BlockFixed[*blocks.Block]{}, client.BlockFixed{}},
 	{apitypes.DeliveryList[deliveryView]{}, client.DeliveryList{}},
 	{approvalStatus{}, client.ApprovalStatus{}},
+	{apitypes.Dashboard[inbox.Metrics]{}, client.Dashboard{}},
 }
 
 // TestTheServerWritesTheClientsShapes: where the server writes an answer with

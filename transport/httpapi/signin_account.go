@@ -6,6 +6,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
+	"folio/transport/apitypes"
 )
 
 // me is GET /v1/auth/me: who the credential is. A session is a person
@@ -18,13 +19,13 @@ func (si *signinArea) me(w http.ResponseWriter, r *http.Request, _ httprouter.Pa
 	}
 	switch {
 	case c.Session != nil:
-		var tenantID any
+		var tenantID apitypes.NullString
 		if len(c.Tenants) > 0 {
-			tenantID = c.Tenants[0]
+			tenantID = apitypes.NullString(c.Tenants[0])
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"id": c.Session.UserID, "email": c.Session.Email, "tenantId": tenantID, "type": "human"})
+		writeJSON(w, http.StatusOK, apitypes.Me{ID: c.Session.UserID, Email: apitypes.NullString(c.Session.Email), TenantID: tenantID, Type: "human"})
 	case c.Key != nil:
-		writeJSON(w, http.StatusOK, map[string]any{"id": c.Key.KeyID, "email": nil, "tenantId": c.Key.TenantID, "type": "agent"})
+		writeJSON(w, http.StatusOK, apitypes.Me{ID: c.Key.KeyID, TenantID: apitypes.NullString(c.Key.TenantID), Type: "agent"})
 	default:
 		return fault.New(fault.Unauthorized, "no credential: send a session token or an API key", nil)
 	}

@@ -30,7 +30,7 @@ func (si *signinArea) claim(w http.ResponseWriter, r *http.Request, _ httprouter
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tenantId": t.ID, "claimed": true})
+	writeJSON(w, http.StatusOK, claimed{TenantID: t.ID, Claimed: true})
 	return nil
 }
 
@@ -53,8 +53,15 @@ func (si *signinArea) claimByKey(w http.ResponseWriter, r *http.Request, _ httpr
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tenantId": t.ID, "claimed": true})
+	writeJSON(w, http.StatusOK, claimed{TenantID: t.ID, Claimed: true})
 	return nil
+}
+
+// claimed is an agent's account now a workspace of the person who claimed it
+// (POST /v1/auth/claim and /v1/auth/claim/key); Claimed is always true.
+type claimed struct {
+	TenantID string `json:"tenantId"`
+	Claimed  bool   `json:"claimed"`
 }
 
 // ClaimProof is what a claimer shows (tenant.ClaimProof).

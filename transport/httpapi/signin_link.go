@@ -14,6 +14,12 @@ import (
 	"folio/transport/status"
 )
 
+// linkSent answers every well-formed link request alike (Sent is always true), so
+// the answer never tells whether the address has an account.
+type linkSent struct {
+	Sent bool `json:"sent"`
+}
+
 // sendLink is POST /v1/auth/magic-link/send {email, pageId, redirectUrl}.
 func (si *signinArea) sendLink(w http.ResponseWriter, r *http.Request, _ httprouter.Params) error {
 	var req struct {
@@ -29,7 +35,7 @@ func (si *signinArea) sendLink(w http.ResponseWriter, r *http.Request, _ httprou
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"sent": true})
+	writeJSON(w, http.StatusOK, linkSent{Sent: true})
 	return nil
 }
 

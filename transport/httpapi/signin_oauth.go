@@ -19,6 +19,11 @@ import (
 // complete a sign-in they started in someone else's browser.
 const flowCookie = "folio_oauth"
 
+// oauthRedirect is where to send the browser to sign in with a provider.
+type oauthRedirect struct {
+	URL string `json:"url"`
+}
+
 // oauthStart is POST /v1/auth/oauth/:provider → {url}: where to send the browser.
 // An optional body {redirectUrl} says where to land afterwards.
 func (si *signinArea) oauthStart(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
@@ -32,7 +37,7 @@ func (si *signinArea) oauthStart(w http.ResponseWriter, r *http.Request, ps http
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"url": u})
+	writeJSON(w, http.StatusOK, oauthRedirect{URL: u})
 	return nil
 }
 

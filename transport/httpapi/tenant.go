@@ -9,6 +9,7 @@ import (
 	"folio/actors/inbox"
 	"folio/actors/model/fault"
 	"folio/actors/tenant"
+	"folio/transport/apitypes"
 )
 
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
@@ -25,7 +26,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, _ httprouter.
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"period": period, "metrics": m})
+	writeJSON(w, http.StatusOK, apitypes.Dashboard[inbox.Metrics]{Period: period, Metrics: m})
 	return nil
 }
 
@@ -50,12 +51,4 @@ func (s *Server) planLimits(t tenant.Tenant) tenant.Plan {
 		b = s.tenancy.Book
 	}
 	return b.PlanOf(t)
-}
-
-// unlimitedAsNull is a limit on the wire: null when 0 (unlimited).
-func unlimitedAsNull[N int | int64](n N) any {
-	if n <= 0 {
-		return nil
-	}
-	return n
 }

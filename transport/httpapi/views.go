@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"time"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -26,6 +27,31 @@ func (rt *realtime) viewerHash(pageID string, r *http.Request) string {
 	return hex.EncodeToString(m.Sum(nil)[:16])
 }
 
+// viewCounted is the page's view counters after this view (POST /internal/pages/:id/view).
+type viewCounted struct {
+	PageID        string `json:"pageId"`
+	ViewCount     int    `json:"viewCount"`
+	UniqueViewers int    `json:"uniqueViewers"`
+}
+
+// seenMarked is the content version kept as seen by the person (POST
+// /internal/pages/:id/seen).
+type seenMarked struct {
+	PageID  string `json:"pageId"`
+	Version int    `json:"version"`
+}
+
+// pageAnalytics is a page's views (GET /v1/pages/:id/analytics); DailyViews is
+// keyed by UTC day (YYYY-MM-DD).
+type pageAnalytics struct {
+	PageID        string         `json:"pageId"`
+	TotalViews    int            `json:"totalViews"`
+	UniqueViewers int            `json:"uniqueViewers"`
+	DailyViews    map[string]int `json:"dailyViews"`
+	CreatedAt     time.Time      `json:"createdAt"`
+	Status        string         `json:"status"`
+}
+
 // countView is POST /internal/pages/:id/view: the viewer page calls it on load; no
 // credential is needed (the page's access policy applies). The body is ignored.
 func (rt *realtime) countView(w http.ResponseWriter, r *http.Request, ps httprouter.Params) error {
@@ -42,7 +68,7 @@ func (rt *realtime) countView(w http.ResponseWriter, r *http.Request, ps httprou
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pageId": id, "viewCount": res.ViewCount, "uniqueViewers": res.UniqueViewers})
+	writeJSON(w, http.StatusOK, viewCounted{PageID: id, ViewCount: res.ViewCount, UniqueViewers: res.UniqueViewers})
 	return nil
 }
 
@@ -69,7 +95,7 @@ func (rt *realtime) markSeen(w http.ResponseWriter, r *http.Request, ps httprout
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"pageId": id, "version": res.Version})
+	writeJSON(w, http.StatusOK, seenMarked{PageID: id, Version: res.Version})
 	return nil
 }
 
@@ -84,9 +110,7 @@ func (rt *realtime) analytics(w http.ResponseWriter, r *http.Request, ps httprou
 		return err
 	}
 	p := res.Page
-	writeJSON(w, http.StatusOK, map[string]any{
-		"pageId": p.ID, "totalViews": res.TotalViews, "uniqueViewers": res.UniqueViewers, "dailyViews": res.Daily,
-		"createdAt": p.CreatedAt, "status": page.EffectiveStatus(p, rt.now()),
-	})
+	writeJSON(w, http.StatusOK, pageAnalytics{PageID: p.ID, TotalViews: res.TotalViews, UniqueViewers: res.UniqueViewers,
+		DailyViews: res.Daily, CreatedAt: p.CreatedAt, Status: page.EffectiveStatus(p, rt.now())})
 	return nil
 }

@@ -47,7 +47,8 @@ func session(t *testing.T, o foliomcp.Options) (*mcp.ClientSession, chan string)
 	return cs, progress
 }
 
-// call calls a tool and decodes its structured answer; a tool error fails the test.
+// call calls a tool and decodes its structured answer; a tool error, or an answer
+// its listed output schema refuses (checkOutput), fails the test.
 func call(t *testing.T, cs *mcp.ClientSession, name string, args any) map[string]any {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
@@ -57,6 +58,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) map[string
 	if res.IsError {
 		t.Fatalf("%s: tool error: %s", name, text(res))
 	}
+	checkOutput(t, cs, name, res.StructuredContent)
 	var out map[string]any
 	raw, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(raw, &out); err != nil {
@@ -187,6 +189,11 @@ func TestEveryToolWorksAgainstARealServer(t *testing.T) {
 		t.Errorf("wait_for_decision on a decided page: %v", got)
 	}
 	// request_approval: its own test below.
+	for _, name := range tools {
+		if !wasChecked(cs, name) && name != "request_approval" {
+			t.Errorf("%s: no call checked its answer against its output schema", name)
+		}
+	}
 }
 
 // TestRequestApprovalReturnsTheDecisionAPersonMade: an agent asks over MCP and
@@ -245,6 +252,7 @@ func TestRequestApprovalReturnsTheDecisionAPersonMade(t *testing.T) {
 	if a.err != nil || a.res.IsError {
 		t.Fatalf("request_approval: %v %s", a.err, text(a.res))
 	}
+	checkOutput(t, cs, "request_approval", a.res.StructuredContent)
 	var got map[string]any
 	raw, _ := json.Marshal(a.res.StructuredContent)
 	_ = json.Unmarshal(raw, &got)

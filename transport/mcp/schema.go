@@ -5,8 +5,11 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"folio/transport/apitypes"
 )
 
 // The tools' JSON Schemas are generated from the input and output types (as the SDK
@@ -26,7 +29,7 @@ func schemaOf[T any]() map[string]any {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{})
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: wireSchemas})
 	if err != nil {
 		panic("foliomcp: the schema of " + t.String() + ": " + err.Error()) // a programming error, found by every test
 	}
@@ -43,7 +46,31 @@ func schemaOf[T any]() map[string]any {
 	return m
 }
 
-// portable rewrites `type: ["null", X]` as `type: X`, in the whole tree.
+// wireSchemas are the schemas of the types that write themselves, as they are on
+// the wire (the SDK would infer them from their Go kinds): raw JSON is the object
+// it holds (block data, an edit's data, an event's data; typed as bytes, a real
+// object would fail validation in every SDK), the API's nullable times and
+// strings are a string when present, a limit an integer.
+var wireSchemas = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[json.RawMessage]():     {Type: "object"},
+	reflect.TypeFor[time.Time]():           {Type: "string", Format: "date-time"},
+	reflect.TypeFor[apitypes.NullTime]():   {Type: "string", Format: "date-time"},
+	reflect.TypeFor[apitypes.NullString](): {Type: "string"},
+	reflect.TypeFor[apitypes.Limit]():      {Type: "integer"},
+}
+
+// anyValue is the schema of a member whose Go type says nothing (any): every
+// JSON value but null, each branch typed (a bare true would constrain nothing).
+func anyValue() map[string]any {
+	var branches []any
+	for _, t := range []string{"object", "array", "string", "number", "boolean"} {
+		branches = append(branches, map[string]any{"type": t})
+	}
+	return map[string]any{"anyOf": branches}
+}
+
+// portable rewrites `type: ["null", X]` as `type: X`, and a member or item schema
+// `true` (Go's any) as anyValue, in the whole tree.
 func portable(node any) {
 	switch n := node.(type) {
 	case map[string]any:
@@ -60,6 +87,16 @@ func portable(node any) {
 				n["type"] = kept
 			}
 		}
+		if props, ok := n["properties"].(map[string]any); ok {
+			for k, v := range props {
+				if v == true {
+					props[k] = anyValue()
+				}
+			}
+		}
+		if n["items"] == true {
+			n["items"] = anyValue()
+		}
 		for _, v := range n {
 			portable(v)
 		}
@@ -74,52 +111,65 @@ func portable(node any) {
 // become the schema's keywords, and a field whose Go type says nothing (any) but
 // is tagged `schema:"object_or_array"` gets anyOf an object or an array of objects.
 func annotate(s map[string]any, t reflect.Type) {
+	members(s, t, func(_ map[string]any, f reflect.StructField, _ string, p map[string]any) {
+		if e := f.Tag.Get("enum"); e != "" {
+			var vals []any
+			for v := range strings.SplitSeq(e, ",") {
+				vals = append(vals, v)
+			}
+			p["enum"] = vals
+		}
+		if m := f.Tag.Get("minimum"); m != "" {
+			n, err := strconv.Atoi(m)
+			if err != nil {
+				panic("foliomcp: minimum tag of " + f.Name)
+			}
+			p["minimum"] = n
+		}
+		if f.Tag.Get("schema") == "object_or_array" {
+			p["anyOf"] = []any{
+				map[string]any{"type": "object", "additionalProperties": true},
+				map[string]any{"type": "array", "items": map[string]any{"type": "object", "additionalProperties": true}},
+			}
+		}
+	})
+}
+
+// members walks the Go type t beside its schema s and calls visit for every
+// member of every struct t holds (itself, through pointers, slices, arrays and map
+// values, at any depth) that the schema declares: the struct's schema, the field,
+// its JSON name and its schema. An embedded struct without a JSON name is walked
+// as part of its parent, as encoding/json flattens it.
+func members(s map[string]any, t reflect.Type, visit func(parent map[string]any, f reflect.StructField, name string, p map[string]any)) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch t.Kind() {
 	case reflect.Slice, reflect.Array:
 		if items, ok := s["items"].(map[string]any); ok {
-			annotate(items, t.Elem())
+			members(items, t.Elem(), visit)
 		}
 	case reflect.Map:
 		if ap, ok := s["additionalProperties"].(map[string]any); ok {
-			annotate(ap, t.Elem())
+			members(ap, t.Elem(), visit)
 		}
 	case reflect.Struct:
 		props, _ := s["properties"].(map[string]any)
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
+		for f := range t.Fields() {
 			if f.Anonymous && f.Tag.Get("json") == "" {
-				annotate(s, f.Type)
+				members(s, f.Type, visit)
 				continue
 			}
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" {
+				name = f.Name
+			}
 			p, ok := props[name].(map[string]any)
 			if !ok {
 				continue
 			}
-			if e := f.Tag.Get("enum"); e != "" {
-				var vals []any
-				for v := range strings.SplitSeq(e, ",") {
-					vals = append(vals, v)
-				}
-				p["enum"] = vals
-			}
-			if m := f.Tag.Get("minimum"); m != "" {
-				n, err := strconv.Atoi(m)
-				if err != nil {
-					panic("foliomcp: minimum tag of " + t.String() + "." + f.Name)
-				}
-				p["minimum"] = n
-			}
-			if f.Tag.Get("schema") == "object_or_array" {
-				p["anyOf"] = []any{
-					map[string]any{"type": "object", "additionalProperties": true},
-					map[string]any{"type": "array", "items": map[string]any{"type": "object", "additionalProperties": true}},
-				}
-			}
-			annotate(p, f.Type)
+			visit(s, f, name, p)
+			members(p, f.Type, visit)
 		}
 	}
 }

@@ -23,7 +23,11 @@ func add[In, Out any](f *folio, s *mcp.Server, t *mcp.Tool, h handler[In, Out], 
 		t.InputSchema = schemaOf[In]()
 	}
 	if t.OutputSchema == nil {
-		t.OutputSchema = schemaOf[Out]()
+		if a, ok := any(*new(Out)).(interface{ outputSchema() map[string]any }); ok {
+			t.OutputSchema = a.outputSchema() // an Answer: its T's schema, unset members optional
+		} else {
+			t.OutputSchema = schemaOf[Out]()
+		}
 	}
 	mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		var zero Out
@@ -53,14 +57,6 @@ func add[In, Out any](f *folio, s *mcp.Server, t *mcp.Tool, h handler[In, Out], 
 // (open world: a page people are shown, a callback).
 func annotations(readOnly, destructive, idempotent, openWorld bool) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &openWorld}
-}
-
-// inMap and inStruct record a provisioned account in the two kinds of output.
-func inMap(out *map[string]any, p *Provisioned) {
-	if *out == nil {
-		*out = map[string]any{}
-	}
-	(*out)["account"] = p
 }
 
 // explain makes an API refusal readable for a model: the status, the code, the

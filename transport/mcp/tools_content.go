@@ -34,13 +34,13 @@ type AGUIEvents struct {
 // contentTools: templates and the agent-UI protocols.
 func (f *folio) contentTools(s *mcp.Server) {
 	add(f, s, &mcp.Tool{Name: "list_templates", Annotations: annotations(true, false, true, false), Description: "List the ready-made page templates (deploy approval, expense report, code review…) with the variables each one takes."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, _ Nothing) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, _ Nothing) (Answer[client.TemplateList], error) {
 			l, err := c.ListTemplates(ctx)
 			if err != nil {
-				return nil, err
+				return Answer[client.TemplateList]{}, err
 			}
-			return plain(l)
-		}, inMap)
+			return answerOf(l)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "publish_template", Annotations: annotations(false, false, false, true), Description: "Publish a page from a template, filling in its variables: the quickest way to a well-formed page of a common kind. " +
 		"The template gives its buttons; get the decision with wait_for_decision (page_id = pageId). Each call publishes a new page."},

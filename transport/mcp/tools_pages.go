@@ -91,41 +91,41 @@ func (f *folio) pageTools(s *mcp.Server) {
 	add(f, s, &mcp.Tool{Name: "create_draft", Annotations: annotations(false, false, false, false),
 		Description: "Create a page as a draft that nobody else can see yet (the same fields as publish_page; without actions it gets Approve and Reject); " +
 			"change it with update_page and append_blocks, then make it visible with publish_draft. Answers pageId and status draft."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageInput) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageInput) (Answer[client.DraftCreated], error) {
 			req, err := in.withDefaults().request()
 			if err != nil {
-				return nil, err
+				return Answer[client.DraftCreated]{}, err
 			}
 			d, err := c.CreateDraft(ctx, req)
 			if err != nil {
-				return nil, err
+				return Answer[client.DraftCreated]{}, err
 			}
-			return plain(d)
-		}, inMap)
+			return answerOf(d)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "publish_draft", Annotations: annotations(false, false, false, true),
 		Description: "Publish a draft made with create_draft: it becomes visible at its pageUrl and starts taking decisions (get them with wait_for_decision). A page that is not a draft is refused (409)."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (Answer[client.DraftPublished], error) {
 			d, err := c.PublishDraft(ctx, in.PageID, client.PageUpdate{})
 			if err != nil {
-				return nil, err
+				return Answer[client.DraftPublished]{}, err
 			}
-			return plain(d)
-		}, inMap)
+			return answerOf(d)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "get_page", Annotations: annotations(true, false, true, false),
 		Description: "Read one of your pages as it stands, without waiting: status (draft, active, completed, expired, revoked), decision, blocks, actions, approval chain and view counts. Times not yet reached (completed_at on an active page) are absent."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (Answer[client.Page], error) {
 			p, err := c.GetPage(ctx, in.PageID)
 			if err != nil {
-				return nil, err
+				return Answer[client.Page]{}, err
 			}
-			return plain(p)
-		}, inMap)
+			return answerOf(p)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "update_page", Annotations: annotations(false, true, true, false),
 		Description: "Change a draft or active page's title, summary, blocks or actions; people watching see the change at once. Fields left out stay as they are; blocks and actions, when given, replace all the page had."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageChange) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageChange) (Answer[client.UpdatedPage], error) {
 			var u client.PageUpdate
 			if in.Title != "" {
 				u.Title = &in.Title
@@ -136,7 +136,7 @@ func (f *folio) pageTools(s *mcp.Server) {
 			if in.Blocks != nil {
 				b, err := blocksOf(in.Blocks)
 				if err != nil {
-					return nil, err
+					return Answer[client.UpdatedPage]{}, err
 				}
 				u.Blocks = &b
 			}
@@ -146,50 +146,50 @@ func (f *folio) pageTools(s *mcp.Server) {
 			}
 			p, err := c.UpdatePage(ctx, in.PageID, u)
 			if err != nil {
-				return nil, err
+				return Answer[client.UpdatedPage]{}, err
 			}
-			return plain(p)
-		}, inMap)
+			return answerOf(p)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "append_blocks", Annotations: annotations(false, false, false, false),
 		Description: "Add blocks at the end of a draft or active page, for example progress or new findings while the person reads it; each call appends again."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in BlocksToAdd) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in BlocksToAdd) (Answer[client.BlocksAppended], error) {
 			b, err := blocksOf(in.Blocks)
 			if err != nil {
-				return nil, err
+				return Answer[client.BlocksAppended]{}, err
 			}
 			r, err := c.AppendBlocks(ctx, in.PageID, b)
 			if err != nil {
-				return nil, err
+				return Answer[client.BlocksAppended]{}, err
 			}
-			return plain(r)
-		}, inMap)
+			return answerOf(r)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "revoke_page", Annotations: annotations(false, true, true, false),
 		Description: "Withdraw a draft or active page: it stops taking decisions and people see that it was withdrawn. Final: it cannot be published again."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in Revocation) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in Revocation) (Answer[client.Revoked], error) {
 			r, err := c.RevokePage(ctx, in.PageID, in.Reason)
 			if err != nil {
-				return nil, err
+				return Answer[client.Revoked]{}, err
 			}
-			return plain(r)
-		}, inMap)
+			return answerOf(r)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "renew_page", Annotations: annotations(false, false, false, false),
 		Description: "Extend an active page's lifetime, or reopen an expired one, until expires_at (default: 7 days past the later of now and its current expiry)."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in Renewal) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in Renewal) (Answer[client.Renewed], error) {
 			var at time.Time
 			if in.ExpiresAt != "" {
 				t, err := time.Parse(time.RFC3339, in.ExpiresAt)
 				if err != nil {
-					return nil, err
+					return Answer[client.Renewed]{}, err
 				}
 				at = t
 			}
 			r, err := c.RenewPage(ctx, in.PageID, at)
 			if err != nil {
-				return nil, err
+				return Answer[client.Renewed]{}, err
 			}
-			return plain(r)
-		}, inMap)
+			return answerOf(r)
+		}, inAnswer)
 }

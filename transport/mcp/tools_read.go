@@ -43,57 +43,58 @@ type EventsQuery struct {
 }
 
 // Events is what happened: the events in order and the cursor to ask from next.
+// It goes out as an Answer, like the API's answers the tools pass on.
 type Events struct {
-	Events  []map[string]any `json:"events" jsonschema:"each: id (the cursor of this event), type (page.viewed, action.executed, comment.added, approval.step_completed…), pageId, timestamp, data, actor"`
-	Cursor  string           `json:"cursor" jsonschema:"pass it as after next time"`
-	Account *Provisioned     `json:"account,omitempty"`
+	Events []client.Event `json:"events" jsonschema:"each: id (the cursor of this event), type (page.viewed, action.executed, comment.added, approval.step_completed…), pageId, timestamp, data, actor"`
+	Cursor string         `json:"cursor" jsonschema:"pass it as after next time"`
 }
 
 // readTools: the inbox, comments, approval chains and the agent's events.
 func (f *folio) readTools(s *mcp.Server) {
 	add(f, s, &mcp.Tool{Name: "list_inbox", Annotations: annotations(true, false, true, false), Description: "List your pages as your human's inbox shows them, newest first: title, status, whether it was decided, read and starred."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in InboxQuery) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in InboxQuery) (Answer[client.InboxList], error) {
 			l, err := c.ListInbox(ctx, client.InboxFilter{Status: in.Status, Priority: in.Priority, PageType: in.PageType, Limit: in.Limit, Offset: in.Offset})
 			if err != nil {
-				return nil, err
+				return Answer[client.InboxList]{}, err
 			}
-			return plain(l)
-		}, inMap)
+			return answerOf(l)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "get_comments", Annotations: annotations(true, false, true, false), Description: "Read the comments people left on a page, oldest first (with author, the block they are about, and replies)."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in CommentQuery) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in CommentQuery) (Answer[client.CommentList], error) {
 			l, err := c.ListComments(ctx, in.PageID, client.ListOptions{Limit: in.Limit, Offset: in.Offset})
 			if err != nil {
-				return nil, err
+				return Answer[client.CommentList]{}, err
 			}
-			return plain(l)
-		}, inMap)
+			return answerOf(l)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "add_comment", Annotations: annotations(false, false, false, true),
 		Description: "Comment on a page as its agent, for example to answer a person's question; people watching see it at once. Each call adds a comment."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in NewComment) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in NewComment) (Answer[client.Comment], error) {
 			cm, err := c.AddComment(ctx, in.PageID, client.CommentRequest{Content: in.Content, AuthorType: "agent", BlockID: in.BlockID,
 				LineStart: in.LineStart, LineEnd: in.LineEnd, LineSide: in.LineSide, ParentID: in.ParentID})
 			if err != nil {
-				return nil, err
+				return Answer[client.Comment]{}, err
 			}
-			return plain(cm)
-		}, inMap)
+			return answerOf(cm)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "get_approval", Annotations: annotations(true, false, true, false), Description: "Read a page's approval chain: each step, who must decide it, and who already did."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (map[string]any, error) {
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in PageRef) (Answer[client.ApprovalStatus], error) {
 			a, err := c.GetApproval(ctx, in.PageID)
 			if err != nil {
-				return nil, err
+				return Answer[client.ApprovalStatus]{}, err
 			}
-			return plain(a)
-		}, inMap)
+			return answerOf(a)
+		}, inAnswer)
 
 	add(f, s, &mcp.Tool{Name: "agent_events", Annotations: annotations(true, false, true, false), Description: "What happened on your pages since a cursor: views, decisions, comments, files, approval steps. " +
 		"Call it with the cursor of the previous call to get only what is new."},
-		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in EventsQuery) (Events, error) {
-			return readEvents(ctx, c, in)
-		}, func(out *Events, p *Provisioned) { out.Account = p })
+		func(ctx context.Context, c *client.Client, _ *mcp.CallToolRequest, in EventsQuery) (Answer[Events], error) {
+			ev, err := readEvents(ctx, c, in)
+			return Answer[Events]{Of: ev}, err
+		}, inAnswer)
 }
 
 // readEvents reads the agent stream from the cursor: the events still kept after
@@ -130,7 +131,7 @@ func readEvents(ctx context.Context, c *client.Client, in EventsQuery) (Events, 
 			}
 		}
 	}()
-	out := Events{Events: []map[string]any{}, Cursor: after}
+	out := Events{Events: []client.Event{}, Cursor: after}
 	const quiet = 400 * time.Millisecond
 	timer := time.NewTimer(quiet)
 	defer timer.Stop()
@@ -140,11 +141,7 @@ func readEvents(ctx context.Context, c *client.Client, in EventsQuery) (Events, 
 			if !ok {
 				return out, nil
 			}
-			m, err := eventMap(ev)
-			if err != nil {
-				return out, err
-			}
-			out.Events = append(out.Events, m)
+			out.Events = append(out.Events, *ev)
 			if ev.ID != "" {
 				out.Cursor = ev.ID
 			}
@@ -156,8 +153,4 @@ func readEvents(ctx context.Context, c *client.Client, in EventsQuery) (Events, 
 		}
 	}
 	return out, nil
-}
-
-func eventMap(ev *client.Event) (map[string]any, error) {
-	return plain(ev)
 }

@@ -148,11 +148,11 @@ type Decision struct {
 
 // DecisionEdit is one block the person corrected before approving.
 type DecisionEdit struct {
-	BlockID       string         `json:"block_id" jsonschema:"the block you marked editable"`
-	Type          string         `json:"type"`
-	Data          map[string]any `json:"data" jsonschema:"the block's data after the person's edit"`
-	Diff          string         `json:"diff" jsonschema:"unified diff from your version to theirs"`
-	DiffTruncated bool           `json:"diff_truncated,omitempty"`
+	BlockID       string          `json:"block_id" jsonschema:"the block you marked editable"`
+	Type          string          `json:"type"`
+	Data          json.RawMessage `json:"data" jsonschema:"the block's data after the person's edit"` // the object the API sent
+	Diff          string          `json:"diff" jsonschema:"unified diff from your version to theirs"`
+	DiffTruncated bool            `json:"diff_truncated,omitempty"`
 }
 
 // decisionOf turns the API's outcome into a Decision. A page still active is
@@ -174,51 +174,11 @@ func decisionOf(o *client.Outcome, url string, bound time.Duration) Decision {
 		d.ActionID, d.ActionLabel, d.Comment, d.FormData = o.Data.ActionID, o.Data.ActionLabel, o.Data.Comment, o.Data.FormData
 		d.Outcome, d.PageVersion, d.ContentHash, d.Receipt = o.Data.Outcome, o.Data.PageVersion, o.Data.ContentHash, o.Data.Receipt
 		for _, e := range o.Data.Edits {
-			var data map[string]any
-			_ = json.Unmarshal(e.Data, &data) // the API sends the block's data object
-			d.Edits = append(d.Edits, DecisionEdit{BlockID: e.BlockID, Type: e.Type, Data: data, Diff: e.Diff, DiffTruncated: e.DiffTruncated})
+			d.Edits = append(d.Edits, DecisionEdit{BlockID: e.BlockID, Type: e.Type, Data: e.Data, Diff: e.Diff, DiffTruncated: e.DiffTruncated})
 		}
 	}
 	if o.Actor != nil {
 		d.DecidedBy, d.AuthMethod = o.Actor.Identity, o.Actor.AuthMethod
 	}
 	return d
-}
-
-// plain re-encodes an API answer as a generic object (an output that is whatever
-// the API answered, described by the API's OpenAPI document). A time the API left
-// unset (null, which the client reads as Go's zero time) is left out: an answer
-// never shows 0001-01-01T00:00:00Z.
-func plain(v any) (map[string]any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	dropZeroTimes(m)
-	return m, nil
-}
-
-// zeroTime is Go's zero time.Time as encoding/json writes it.
-const zeroTime = "0001-01-01T00:00:00Z"
-
-// dropZeroTimes removes every field whose value is the zero time, at any depth.
-func dropZeroTimes(v any) {
-	switch n := v.(type) {
-	case map[string]any:
-		for k, x := range n {
-			if x == zeroTime {
-				delete(n, k)
-				continue
-			}
-			dropZeroTimes(x)
-		}
-	case []any:
-		for _, x := range n {
-			dropZeroTimes(x)
-		}
-	}
 }
