@@ -23,6 +23,13 @@ func NewOutlet() *Outlet { return &Outlet{} }
 
 var _ page.Outlet = (*Outlet)(nil)
 
+var _ page.Reader = (*Outlet)(nil)
+
+// Reads are the page's decision rows and its entry, which Stage reads first.
+func (o *Outlet) Reads(p *page.Page, _ []page.Event) []persistence.Read {
+	return []persistence.Read{{Bucket: bucketDecideRows, Key: []byte(p.ID)}, {Bucket: bucketEntries, Key: []byte(EntryID(p.ID))}}
+}
+
 // Stage files the page's new state, and what it awaits (decide.go).
 func (o *Outlet) Stage(tx *persistence.Tx, p *page.Page, _ []page.Event) error {
 	if err := stageDecisions(tx, p); err != nil {

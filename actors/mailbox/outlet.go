@@ -27,6 +27,25 @@ func (o *Outlet) Stage(tx *persistence.Tx, _ *page.Page, events []page.Event) er
 	return stage(tx, o.Retention, events)
 }
 
+var _ page.Reader = (*Outlet)(nil)
+
+// Reads are the log's counter rows of each workspace the events belong to, which
+// Stage reads and writes (tally).
+func (o *Outlet) Reads(_ *page.Page, events []page.Event) []persistence.Read {
+	var reads []persistence.Read
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.TenantID == "" || seen[e.TenantID] {
+			continue
+		}
+		seen[e.TenantID] = true
+		t := []byte(e.TenantID)
+		reads = append(reads, persistence.Read{Bucket: bucketSeq, Key: t}, persistence.Read{Bucket: bucketPending, Key: t},
+			page.StoredRead(e.TenantID, page.StoredEvents))
+	}
+	return reads
+}
+
 // Committed implements page.Outlet; it never blocks.
 func (o *Outlet) Committed(_ *page.Page, events []page.Event) {
 	if len(events) == 0 || o.Mailboxes == nil {

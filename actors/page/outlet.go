@@ -12,3 +12,12 @@ type Outlet interface {
 	Stage(tx *persistence.Tx, p *Page, events []Event) error
 	Committed(p *Page, events []Event)
 }
+
+// Reader is an Outlet that names the records its Stage reads first, so that the
+// commit prefetches them with the page's own in one round trip
+// (persistence.Tx.Prefetch). Stage still reads them itself: Reads only makes those
+// reads cheap, and naming a record Stage does not read costs a lock held to the
+// commit, nothing more.
+type Reader interface {
+	Reads(p *Page, events []Event) []persistence.Read
+}

@@ -39,6 +39,11 @@ func storedKey(tenant, kind string) []byte {
 	return persistence.Key([]byte(tenant), []byte(kind))
 }
 
+// StoredRead names the row AddStored reads, for a Reader.
+func StoredRead(tenant, kind string) persistence.Read {
+	return persistence.Read{Bucket: bucketStored, Key: storedKey(tenant, kind)}
+}
+
 // AddStored changes a tenant's stored bytes of kind by delta inside tx (never below
 // zero). It is a pure function of tx.
 func AddStored(tx *persistence.Tx, tenant, kind string, delta int64) error {

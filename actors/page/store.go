@@ -95,10 +95,19 @@ func encode(next *Page, entries []audit.Entry, events []Event) ([]byte, []audit.
 // transaction, so on PostgreSQL (serializable) a concurrent commit of the same page
 // makes one of the two retry, and the retry finds the new revision.
 func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byte, entries []audit.Encoded, events []Event, extra func(*persistence.Tx) error) error {
-	// The revision, then the chain's head: the order every writer locks them in.
+	// The revision, then the chain's head: the order every writer locks them in;
+	// then what the outlets read first, rows of this page and its workspace that
+	// those two locks already guard.
 	reads := []persistence.Read{{Bucket: bucketPageRevs, Key: []byte(next.ID)}}
 	if len(entries) > 0 {
 		reads = append(reads, tx.ChainReads(next.TenantID)...)
+	}
+	if len(events) > 0 {
+		for _, o := range d.Outlets {
+			if r, ok := o.(Reader); ok {
+				reads = append(reads, r.Reads(next, events)...)
+			}
+		}
 	}
 	tx.Prefetch(reads...)
 	if storedRev(tx, next.ID) != rev {

@@ -13,6 +13,21 @@ type Usage struct{}
 
 var _ page.Outlet = Usage{}
 
+var _ page.Reader = Usage{}
+
+// Reads are the month's count, which Stage reads for a page this commit creates.
+func (Usage) Reads(p *page.Page, events []page.Event) []persistence.Read {
+	if !p.Livemode {
+		return nil
+	}
+	for _, ev := range events {
+		if ev.Type == "page.created" {
+			return []persistence.Read{{Bucket: BucketUsage, Key: MonthKey(p.TenantID, p.CreatedAt)}}
+		}
+	}
+	return nil
+}
+
 // Stage counts a page created by this commit.
 func (Usage) Stage(tx *persistence.Tx, p *page.Page, events []page.Event) error {
 	if !p.Livemode {

@@ -19,6 +19,19 @@ func lifecycle(typ string) bool {
 	return false
 }
 
+var _ page.Reader = outlet{}
+
+// Reads are the page's workflow membership, which Stage reads first when the
+// events change the page's lifecycle.
+func (outlet) Reads(p *page.Page, events []page.Event) []persistence.Read {
+	for i := range events {
+		if lifecycle(events[i].Type) {
+			return []persistence.Read{{Bucket: bucketMembers, Key: []byte(p.ID)}}
+		}
+	}
+	return nil
+}
+
 // Stage runs inside the page's commit. For a member page whose status changed it
 // records the new status, re-derives the workflow's status and, in a sequential
 // workflow whose page just completed, stores the next draft as a pending step. It
