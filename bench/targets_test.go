@@ -72,20 +72,27 @@ func actedPages(reqs []string) map[string]bool {
 	return out
 }
 
-// With several targets every scenario spreads its clients over them: two base URLs
-// in front of one server both receive the measured load, the set-up goes through
-// the first, and every scenario's checks still pass.
-func TestTargetsSpreadTheLoadOverEveryNode(t *testing.T) {
+// twoTargets is a target of two base URLs, each a counting proxy in front of one
+// local server, and a context that ends with the test (a minute at most).
+func twoTargets(t *testing.T) (first, second *countingProxy, tg *Target, ctx context.Context) {
 	srv, err := StartLocal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
-	first, second := newCountingProxy(t, srv.URL), newCountingProxy(t, srv.URL)
-	tg := Remote(first.URL, second.URL)
-	defer tg.Close()
+	t.Cleanup(srv.Close)
+	first, second = newCountingProxy(t, srv.URL), newCountingProxy(t, srv.URL)
+	tg = Remote(first.URL, second.URL)
+	t.Cleanup(tg.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
+	return first, second, tg, ctx
+}
+
+// With several targets every scenario spreads its clients over them: two base URLs
+// in front of one server both receive the measured load, the set-up goes through
+// the first, and every scenario's checks still pass.
+func TestTargetsSpreadTheLoadOverEveryNode(t *testing.T) {
+	first, second, tg, ctx := twoTargets(t)
 	const ops = 12
 	for _, name := range []string{"publish", "act", "fanout"} {
 		rep, err := Run(ctx, tg, []string{name}, Options{Concurrency: 4, Count: ops, Racers: 4, Subscribers: 6, Rate: 50})
@@ -137,16 +144,7 @@ func TestTargetsSpreadTheLoadOverEveryNode(t *testing.T) {
 // balancer does: no page is acted on through both nodes, each node gets half of
 // the pages, and the one-winner check still passes.
 func TestActWithAffinityKeepsAPageOnOneNode(t *testing.T) {
-	srv, err := StartLocal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	first, second := newCountingProxy(t, srv.URL), newCountingProxy(t, srv.URL)
-	tg := Remote(first.URL, second.URL)
-	defer tg.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	first, second, tg, ctx := twoTargets(t)
 	const pages = 12
 	rep, err := Run(ctx, tg, []string{"act"}, Options{Concurrency: 4, Count: pages, Racers: 4, Affinity: true})
 	if err != nil {

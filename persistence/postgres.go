@@ -380,19 +380,28 @@ func (t *pgTx) open(b *pgx.Batch) bool {
 	return true
 }
 
-// row sends b (a savepoint maybe, then one query) and scans the query's one row.
-// A savepoint that did not open is undone in t, so the function's undo does not
-// roll back to it.
-func (t *pgTx) row(b *pgx.Batch, opened bool, dest ...any) error {
+// send sends b (a savepoint first when opened) and reads the savepoint's result,
+// leaving the queries' results to the caller, who closes them. A savepoint that
+// did not open is undone in t, so the function's undo does not roll back to it.
+func (t *pgTx) send(b *pgx.Batch, opened bool) (pgx.BatchResults, error) {
 	br := t.tx.SendBatch(t.ctx, b)
 	if opened {
 		if _, err := br.Exec(); err != nil {
 			t.saved = false
 			_ = br.Close()
-			return err
+			return nil, err
 		}
 	}
-	err := br.QueryRow().Scan(dest...)
+	return br, nil
+}
+
+// row sends b (a savepoint maybe, then one query) and scans the query's one row.
+func (t *pgTx) row(b *pgx.Batch, opened bool, dest ...any) error {
+	br, err := t.send(b, opened)
+	if err != nil {
+		return err
+	}
+	err = br.QueryRow().Scan(dest...)
 	if cerr := br.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -473,13 +482,9 @@ func (t *pgTx) prefetch(reads []Read) error {
 		}
 		b.Queue(q, s.args(r.Bucket, r.Key)...)
 	}
-	br := t.tx.SendBatch(t.ctx, b)
-	if opened {
-		if _, err := br.Exec(); err != nil {
-			t.saved = false
-			_ = br.Close()
-			return err
-		}
+	br, err := t.send(b, opened)
+	if err != nil {
+		return err
 	}
 	for _, r := range send {
 		ck := cacheKey(r.Bucket, r.Key)
