@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"folio/actors/page"
@@ -46,8 +45,6 @@ func (s *Server) MountRealtime(d RealtimeDeps) {
 	s.rt = &realtime{Server: s, d: d, feed: &feed.Tenant{Hub: d.Hub, Mailboxes: d.Mailboxes, Store: s.store}}
 	s.rt.routes()
 }
-
-func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // viewerWithBody reads who is asking (viewerOf), then decodes the JSON body into dst
 // (which may be absent when optional); the first failure is the error.
