@@ -33,15 +33,7 @@ func (ru *Rules) AnonComment(addr, cred string) (rate ratelimit.Rate, err error)
 		return ratelimit.Rate{}, nil
 	}
 	n := ru.lim.AnonCommentsPerHour
-	d := ru.anon.comments.TakeOf(addr, n, anonWindow)
-	rate = ratelimit.Rate{Policy: "anonymous_comments", Decision: d}
-	if d.Allowed {
-		return rate, nil
-	}
-	retry := ratelimit.CeilSeconds(d.RetryAfter)
-	return rate, fault.New(fault.RateLimited,
-		fmt.Sprintf("too many comments from your address without signing in: %d per hour allowed; retry in %d s, or sign in to comment", n, retry),
-		map[string]any{"limit": "anonymous_comments", "per_window": n, "window_seconds": ratelimit.CeilSeconds(anonWindow), "scope": "address", "retry_after": retry})
+	return anonAnswer("anonymous_comments", ru.anon.comments.TakeOf(addr, n, anonWindow), int64(n), "comments", "", "comment")
 }
 
 // AnonUpload spends size bytes of addr's anonymous upload budget for an upload
@@ -51,13 +43,19 @@ func (ru *Rules) AnonUpload(addr, cred string, size int64) (rate ratelimit.Rate,
 		return ratelimit.Rate{}, nil
 	}
 	n := ru.lim.AnonUploadBytesPerHour
-	d := ru.anon.uploads.TakeCost(addr, size, n, anonWindow)
-	rate = ratelimit.Rate{Policy: "anonymous_upload_bytes", Decision: d}
+	return anonAnswer("anonymous_upload_bytes", ru.anon.uploads.TakeCost(addr, size, n, anonWindow), n, "bytes uploaded", " bytes", "upload")
+}
+
+// anonAnswer is an anonymous budget's answer to d: the Rate to write, and past the
+// budget of n (what, in unit, per hour) the 429 naming policy, with retry_after,
+// saying that signing in (to verb) lifts it.
+func anonAnswer(policy string, d ratelimit.Decision, n int64, what, unit, verb string) (ratelimit.Rate, error) {
+	rate := ratelimit.Rate{Policy: policy, Decision: d}
 	if d.Allowed {
 		return rate, nil
 	}
 	retry := ratelimit.CeilSeconds(d.RetryAfter)
 	return rate, fault.New(fault.RateLimited,
-		fmt.Sprintf("too many bytes uploaded from your address without signing in: %d bytes per hour allowed; retry in %d s, or sign in to upload", n, retry),
-		map[string]any{"limit": "anonymous_upload_bytes", "per_window": n, "window_seconds": ratelimit.CeilSeconds(anonWindow), "scope": "address", "retry_after": retry})
+		fmt.Sprintf("too many %s from your address without signing in: %d%s per hour allowed; retry in %d s, or sign in to %s", what, n, unit, retry, verb),
+		map[string]any{"limit": policy, "per_window": n, "window_seconds": ratelimit.CeilSeconds(anonWindow), "scope": "address", "retry_after": retry})
 }
