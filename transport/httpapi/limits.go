@@ -72,9 +72,7 @@ func (s *Server) SweepLimiters() {
 		t.signups.Sweep()
 		t.people.Sweep()
 	}
-	if s.rt != nil {
-		s.rt.anon.sweep()
-	}
+	s.admit.Sweep()
 }
 
 // unguarded routes: probes must answer whatever the load.

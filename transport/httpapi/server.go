@@ -18,6 +18,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
+	"folio/transport/admission"
 	"folio/transport/credential"
 )
 
@@ -47,8 +48,10 @@ type Config struct {
 	// TrustedProxies may name the client (X-Forwarded-For) and the scheme
 	// (X-Forwarded-Proto) of the requests they forward (clientaddr.go).
 	TrustedProxies TrustedProxies
-	// Open bounds the streams and long-polls held open (open.go).
-	Open OpenLimits
+	// Admit are the node's admission rules, shared with the pages for people: the
+	// anonymous write budgets and the places of streams and long-polls held open
+	// (transport/admission); nil: none enforced, the open places unbounded.
+	Admit *admission.Rules
 }
 
 // Server is the HTTP API.
@@ -69,8 +72,8 @@ type Server struct {
 	metrics     *httpMetrics
 	reg         prometheus.Registerer // where areas mounted later register their metrics
 	ready       atomic.Bool
-	trusted     TrustedProxies // clientaddr.go
-	open        *openConns     // streams and long-polls held open (open.go)
+	trusted     TrustedProxies   // clientaddr.go
+	admit       *admission.Rules // anonymous budgets, open streams and long-polls (open.go, limits_anon.go)
 	router      *httprouter.Router
 	routesMu    sync.Mutex
 	registered  []string          // "METHOD /path/{param}" of every route, for the OpenAPI coverage test
@@ -93,10 +96,13 @@ func New(c Config) *Server {
 	}
 	s := &Server{store: c.Store, audit: c.Audit, pages: c.Pages, pageDeps: c.PageDeps, tenants: c.Tenants, keys: c.Keys, people: c.People, now: c.Now, urls: c.URLs,
 		maxBody: c.MaxBody, defaultPlan: c.DefaultPlan, log: c.Log, metrics: newHTTPMetrics(c.Registry), reg: c.Registry,
-		trusted: c.TrustedProxies, open: newOpenConns(c.Open)}
+		trusted: c.TrustedProxies, admit: c.Admit}
+	if s.admit == nil {
+		s.admit = admission.New(admission.Limits{}, c.Now)
+	}
 	s.cred = &credential.Resolver{Keys: c.Keys, People: c.People, Store: c.Store, Refresh: s.SetSessionCookie}
 	if c.Registry != nil {
-		c.Registry.MustRegister(s.open.gauges()...)
+		c.Registry.MustRegister(s.admit.Collectors()...)
 	}
 	r := httprouter.New()
 	r.RedirectTrailingSlash = false

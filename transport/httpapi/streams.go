@@ -3,7 +3,6 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/julienschmidt/httprouter"
 
@@ -13,6 +12,7 @@ import (
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/feed"
 	"folio/transport/stream"
 )
 
@@ -39,7 +39,7 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 	if err != nil {
 		return err
 	}
-	after, replaying, err := lastEventID(r)
+	after, replaying, err := feed.LastEventID(r)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (rt *realtime) pageStream(w http.ResponseWriter, r *http.Request, id string
 	if err != nil {
 		return err
 	}
-	release, err := rt.holdStream(w, r, v.KeyID, v.SessionID)
+	release, err := rt.holdStream(r, v.KeyID, v.SessionID)
 	if err != nil {
 		return err
 	}
@@ -156,8 +156,6 @@ func replayCut(pageID string) *frame.Frame {
 	return frame.Raw(len(line), func(b []byte) []byte { return append(b, line...) })
 }
 
-// lastEventID reads the replay position: the Last-Event-ID header (SSE reconnects)
-// or ?last_event_id= (WebSocket, or clients that cannot set headers).
 // wantsPresence reads ?presence= of the page stream: true (or 1) asks for the
 // page's `presence` frames (actors/page/presence.go); the comment stream has none.
 func wantsPresence(r *http.Request, comments bool) (bool, error) {
@@ -175,123 +173,14 @@ func wantsPresence(r *http.Request, comments bool) (bool, error) {
 	return on, nil
 }
 
-func lastEventID(r *http.Request) (uint64, bool, error) {
-	raw := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
-	if raw == "" {
-		raw = strings.TrimSpace(r.URL.Query().Get("last_event_id"))
-	}
-	if raw == "" {
-		return 0, false, nil
-	}
-	n, err := strconv.ParseUint(raw, 10, 64)
-	if err != nil {
-		return 0, false, fault.Field("last_event_id", "integer", "Last-Event-ID must be the decimal id of an event of this stream")
-	}
-	return n, true, nil
-}
-
 // agentEvents is GET /v1/agent/events: every event of the tenant's pages with its
-// sequence number as id. With Last-Event-ID the missed events are replayed from the
-// log before live ones resume: the mailbox registers the connection and answers
-// with its snapshot S (events <= S are in the log, every later one will reach the
-// connection live, queued until the replay is written), so nothing is missed and
-// nothing repeats.
+// sequence number as id, replayed after Last-Event-ID (transport/feed, which also
+// serves a signed-in member's stream on the pages).
 func (rt *realtime) agentEvents(w http.ResponseWriter, r *http.Request, _ httprouter.Params, who tenant.Principal) error {
 	// Deleting the key ends the stream it opened: a final reset, then the close.
-	release, err := rt.holdStream(w, r, who.KeyID, "")
+	release, err := rt.holdStream(r, who.KeyID, "")
 	if err != nil {
 		return err
 	}
-	return rt.tenantEvents(w, r, who.TenantID, release, "credential_revoked", func(end func()) func() { return rt.keys.OnRevoke(who.KeyID, end) })
-}
-
-// MemberEvents is the tenant's event stream for a signed-in member (the dashboard
-// follows it with the session cookie): the agent stream's frames, ended when the
-// session ends.
-func (s *Server) MemberEvents(w http.ResponseWriter, r *http.Request, tenantID, sessionID string) error {
-	if s.rt == nil {
-		return fault.New(fault.NotFound, "streams are not served by this node", nil)
-	}
-	release, err := s.holdStream(w, r, "", sessionID)
-	if err != nil {
-		return err
-	}
-	return s.rt.tenantEvents(w, r, tenantID, release, "signed_out", func(end func()) func() { return s.people.OnEnd(sessionID, end) })
-}
-
-// tenantEvents serves the tenant's event stream; release gives back its place
-// (holdStream), once it ends or is refused; watch registers what ends it early
-// (the credential that opened it going away: a final reset naming endReason) and
-// returns its cancel.
-func (rt *realtime) tenantEvents(w http.ResponseWriter, r *http.Request, tenantID string, release func(), endReason string, watch func(end func()) func()) error {
-	after, replaying, err := lastEventID(r)
-	if err != nil {
-		release()
-		return err
-	}
-	c := rt.d.Hub.NewConn()
-	c.OnClose(release)
-	sub, err := registry.Call[*mailbox.Subscribed](r.Context(), rt.d.Mailboxes, tenantID, &mailbox.Subscribe{Sub: c})
-	if err != nil {
-		c.Close()
-		return err
-	}
-	c.OnClose(func() { rt.d.Mailboxes.Tell(tenantID, &mailbox.Unsubscribe{Sub: c}) })
-	c.OnClose(watch(func() { c.End(page.AccessEnded(endReason)) }))
-	connected := frame.Control("connected", map[string]any{"type": "connected", "tenantId": tenantID, "latestId": itoa(sub.Snapshot)})
-	var replay stream.Replay
-	if replaying {
-		replay = func(emit func(*frame.Frame) error) error {
-			return rt.replay(tenantID, after, sub.Snapshot, emit)
-		}
-	}
-	if stream.IsWebSocket(r) {
-		c.ServeWS(w, r, connected, replay)
-	} else {
-		c.ServeSSE(w, r, connected.SSE, replay)
-	}
-	return nil
-}
-
-// replay emits the tenant's events after `after` up to the snapshot, in order. When
-// some of them are no longer retained (or the id is unknown), a `reset` event comes
-// first: the client should resynchronise (GET /v1/agent/inbox); what is still
-// retained follows.
-func (rt *realtime) replay(tenantID string, after, snapshot uint64, emit func(*frame.Frame) error) error {
-	reset := func(reason string, oldest uint64) error {
-		data := map[string]any{"reason": reason, "lastEventId": itoa(after), "latestId": itoa(snapshot)}
-		if oldest > 0 {
-			data["oldestId"] = itoa(oldest)
-		}
-		return emit(frame.Control("reset", map[string]any{"type": "reset", "data": data}))
-	}
-	if after > snapshot {
-		return reset("unknown_id", 0)
-	}
-	next, reported := after+1, false
-	for next <= snapshot {
-		chunk, err := mailbox.Read(rt.store, tenantID, next-1, snapshot, 256)
-		if err != nil {
-			return err
-		}
-		if len(chunk) == 0 { // the rest is no longer retained
-			if !reported {
-				return reset("expired", 0)
-			}
-			return nil
-		}
-		for _, s := range chunk {
-			if s.Seq != next && !reported {
-				if err := reset("expired", s.Seq); err != nil {
-					return err
-				}
-				reported = true
-			}
-			if err := emit(s.Frame()); err != nil {
-				return err
-			}
-			next = s.Seq + 1
-		}
-	}
-	return nil
+	return rt.feed.Serve(w, r, who.TenantID, release, "credential_revoked", func(end func()) func() { return rt.keys.OnRevoke(who.KeyID, end) })
 }

@@ -2,12 +2,12 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"folio/actors/page"
 	"folio/actors/registry"
 	"folio/persistence"
+	"folio/transport/feed"
 	"folio/transport/stream"
 )
 
@@ -25,20 +25,13 @@ type RealtimeDeps struct {
 	// ViewSalt salts the hash of client address + user agent that counts unique
 	// viewers (no address is stored).
 	ViewSalt []byte
-	// Enforce turns on the per-address budgets of writes without a credential
-	// (limits_anon.go): AnonCommentsPerHour comments (60) and
-	// AnonUploadBytesPerHour bytes presigned (256 MiB) per client address.
-	Enforce                bool
-	AnonCommentsPerHour    int
-	AnonUploadBytesPerHour int64
-	MaxBuckets             int // buckets each of those keeps in memory at most
 }
 
 // realtime is the mounted area; its handlers are methods so they share the deps.
 type realtime struct {
 	*Server
 	d    RealtimeDeps
-	anon anonWrites
+	feed *feed.Tenant // the agent stream (streams.go)
 }
 
 // MountRealtime registers the area's routes (routes.go).
@@ -49,17 +42,9 @@ func (s *Server) MountRealtime(d RealtimeDeps) {
 	if d.DownloadTTL <= 0 {
 		d.DownloadTTL = 5 * time.Minute
 	}
-	if d.AnonCommentsPerHour <= 0 {
-		d.AnonCommentsPerHour = 60
-	}
-	if d.AnonUploadBytesPerHour <= 0 {
-		d.AnonUploadBytesPerHour = 256 << 20
-	}
-	s.rt = &realtime{Server: s, d: d, anon: newAnonWrites(s.now, d.MaxBuckets)}
+	s.rt = &realtime{Server: s, d: d, feed: &feed.Tenant{Hub: d.Hub, Mailboxes: d.Mailboxes, Store: s.store}}
 	s.rt.routes()
 }
-
-func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 // viewerWithBody reads who is asking (viewerOf), then decodes the JSON body into dst
 // (which may be absent when optional); the first failure is the error.

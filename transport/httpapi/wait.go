@@ -73,7 +73,7 @@ func (s *Server) waitDecision(w http.ResponseWriter, r *http.Request, ps httprou
 	if err != nil {
 		return err
 	}
-	release, err := s.holdWait(w, r, who.KeyID)
+	release, err := s.holdWait(r, who.KeyID)
 	if err != nil {
 		return err
 	}

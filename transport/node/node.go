@@ -25,6 +25,7 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
+	"folio/transport/admission"
 	"folio/transport/bus"
 	"folio/transport/httpapi"
 	foliomcp "folio/transport/mcp"
@@ -87,7 +88,7 @@ type Config struct {
 	// and X-Forwarded-Proto are believed (--trusted-proxies); empty: none.
 	TrustedProxies httpapi.TrustedProxies
 
-	// What clients hold open (httpapi/open.go, listener.go). The per-client bounds
+	// What clients hold open (transport/admission/open.go, listener.go). The per-client bounds
 	// on streams and long-polls apply with EnforceLimits (0: 500, <0: none); the
 	// node-wide bound and the header guard always (0: the default, <0: none).
 	StreamsPerAddress    int // open event streams per client address
@@ -340,11 +341,16 @@ func Open(cfg Config) (*Node, error) {
 	}
 	pageDeps.Outlets = append(pageDeps.Outlets, tenant.Usage{}, newEventCounter(reg))
 	audit := auditLog(cfg, store, auditKey)
+	// One set of admission rules for both faces: the review page's comment form and
+	// POST /v1/pages/:id/comments spend one budget per address, and every stream
+	// either face holds open counts against the same places.
+	admit := admission.New(admission.Limits{Enforce: cfg.EnforceLimits, AnonCommentsPerHour: cfg.AnonCommentsPerHour,
+		AnonUploadBytesPerHour: cfg.AnonUploadBytesPerHour, MaxBuckets: cfg.LimiterEntries, Open: openLimits(cfg)}, cfg.Now)
 	n.API = httpapi.New(httpapi.Config{
 		Store: store, Audit: audit, Pages: n.Pages, PageDeps: pageDeps, Tenants: n.Tenants, Keys: n.Keys, People: n.People, Now: cfg.Now,
 		URLs:    httpapi.URLs{Base: cfg.BaseURL, PageBase: cfg.PageBaseURL, ShortBase: cfg.ShortURLBase, App: cfg.AppURL},
 		MaxBody: cfg.MaxBody, DefaultPlan: cfg.DefaultPlan, Registry: reg, Log: log,
-		TrustedProxies: cfg.TrustedProxies, Open: openLimits(cfg),
+		TrustedProxies: cfg.TrustedProxies, Admit: admit,
 	})
 	for _, a := range n.areas {
 		if a.mount != nil {
@@ -366,7 +372,7 @@ func Open(cfg Config) (*Node, error) {
 			return mcpHandler.Serve(w, r)
 		})
 	}
-	site := web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, People: n.People, Audit: audit, Now: cfg.Now, API: n.API,
+	site := web.Config{Store: store, Pages: n.Pages, Tenants: n.Tenants, People: n.People, Audit: audit, Now: cfg.Now, API: n.API, Admit: admit,
 		Credentials: n.API.Credentials(), ClientAddress: n.API.ClientAddress, FormTargets: formTargets(cfg), Log: log, MaxPageBytes: cfg.RenderMaxPageBytes,
 		Bell: n.bell, NeedsRefresh: cfg.NeedsRefresh}
 	for _, a := range n.areas {
@@ -404,11 +410,11 @@ func openCap(limit int) int {
 	return limit - headroom
 }
 
-// openLimits are the bounds on what clients hold open, as the API takes them: the
+// openLimits are the bounds on what clients hold open, as both faces take them: the
 // per-client ones only when limits are enforced, none of them when negative.
-func openLimits(cfg Config) httpapi.OpenLimits {
+func openLimits(cfg Config) admission.OpenLimits {
 	pos := func(n int) int { return max(n, 0) }
-	l := httpapi.OpenLimits{Max: pos(cfg.MaxOpen)}
+	l := admission.OpenLimits{Max: pos(cfg.MaxOpen)}
 	if cfg.EnforceLimits {
 		l.StreamsPerAddress, l.StreamsPerCredential = pos(cfg.StreamsPerAddress), pos(cfg.StreamsPerCredential)
 		l.WaitsPerAddress, l.WaitsPerCredential = pos(cfg.WaitsPerAddress), pos(cfg.WaitsPerCredential)

@@ -12,8 +12,10 @@ import (
 	"folio/actors/registry"
 	"folio/persistence"
 	"folio/transport/bus"
+	"folio/transport/feed"
 	"folio/transport/httpapi"
 	"folio/transport/stream"
+	"folio/transport/web"
 )
 
 // realtimeArea wires the real-time area into the node: the agent mailbox (its outlet
@@ -60,9 +62,10 @@ func (n *Node) realtimeArea(pd *page.Deps) (area, error) {
 	return area{
 		outlets: []page.Outlet{&mailbox.Outlet{Retention: retention, Mailboxes: mailboxes, Listening: listening}},
 		mount: func(api *httpapi.Server) {
-			api.MountRealtime(httpapi.RealtimeDeps{Hub: hub, Mailboxes: mailboxes, Blobs: blobs, MaxUpload: cfg.MaxUpload, ViewSalt: salt,
-				Enforce: cfg.EnforceLimits, AnonCommentsPerHour: cfg.AnonCommentsPerHour, AnonUploadBytesPerHour: cfg.AnonUploadBytesPerHour, MaxBuckets: cfg.LimiterEntries})
+			api.MountRealtime(httpapi.RealtimeDeps{Hub: hub, Mailboxes: mailboxes, Blobs: blobs, MaxUpload: cfg.MaxUpload, ViewSalt: salt})
 		},
+		// The dashboard follows the workspace's stream as the agent stream is served.
+		site: func(c *web.Config) { c.Feed = &feed.Tenant{Hub: hub, Mailboxes: mailboxes, Store: n.Store} },
 		run: func(stop <-chan struct{}) {
 			var wg sync.WaitGroup
 			wg.Add(2)

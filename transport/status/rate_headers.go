@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"folio/actors/model/ratelimit"
-	"folio/actors/people/signin"
 )
 
 // SetRateHeaders writes the RateLimit and RateLimit-Policy fields
@@ -27,11 +26,11 @@ func SetRateHeaders(h http.Header, policy string, d ratelimit.Decision) {
 	}
 }
 
-// SetRate writes a sign-in rule's answer as headers, the same on both faces: its
-// Rate's limit (SetRateHeaders), and for a refusal that waits on no limit's
-// decision (the global claim budget) the Retry-After its fault says
-// (SetRetryAfter).
-func SetRate(h http.Header, r signin.Rate, err error) {
+// SetRate writes a rule's answer as headers, the same on both faces (sign-in and
+// claims, the anonymous write budgets): its Rate's limit (SetRateHeaders), and for
+// a refusal that waits on no limit's decision (the global claim budget) the
+// Retry-After its fault says (SetRetryAfter).
+func SetRate(h http.Header, r ratelimit.Rate, err error) {
 	if r.Policy != "" {
 		SetRateHeaders(h, r.Policy, r.Decision)
 	}

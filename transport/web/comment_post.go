@@ -10,8 +10,10 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"folio/actors/model/fault"
+	"folio/actors/model/ratelimit"
 	"folio/actors/page"
 	"folio/actors/registry"
+	"folio/transport/admission"
 	"folio/transport/status"
 )
 
@@ -52,7 +54,9 @@ func (s *Site) comment(w http.ResponseWriter, r *http.Request, ps httprouter.Par
 	}
 	v := c.Viewer()
 	if ferr == nil {
-		ferr = s.c.API.AdmitAnonComment(w, r, v)
+		var rate ratelimit.Rate
+		rate, ferr = s.c.Admit.AnonComment(s.c.ClientAddress(r), admission.CredentialKey(v.KeyID, v.SessionID))
+		status.SetRate(w.Header(), rate, ferr)
 	}
 	var res *page.CommentResult
 	if ferr == nil {

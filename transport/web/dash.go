@@ -10,8 +10,10 @@ import (
 
 	"folio/actors/callback"
 	"folio/actors/inbox"
+	"folio/actors/model/fault"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/admission"
 	"folio/transport/credential"
 )
 
@@ -189,5 +191,12 @@ func (s *Site) events(w http.ResponseWriter, r *http.Request, _ httprouter.Param
 		http.Error(w, "No such workspace.", http.StatusNotFound)
 		return nil
 	}
-	return s.c.API.MemberEvents(w, r, id, c.Session.ID)
+	if s.c.Feed == nil {
+		return fault.New(fault.NotFound, "streams are not served by this node", nil)
+	}
+	release, err := s.c.Admit.HoldStream(s.c.ClientAddress(r), admission.CredentialKey("", c.Session.ID))
+	if err != nil {
+		return err
+	}
+	return s.c.Feed.Serve(w, r, id, release, "signed_out", func(end func()) func() { return s.c.People.OnEnd(c.Session.ID, end) })
 }

@@ -17,6 +17,7 @@ import (
 	"folio/actors/inbox"
 	"folio/actors/page"
 	"folio/actors/registry"
+	"folio/transport/admission"
 	"folio/transport/credential"
 )
 
@@ -173,11 +174,14 @@ func (s *Site) personStream(w http.ResponseWriter, r *http.Request, _ httprouter
 	}
 	ended := make(chan struct{})
 	var once sync.Once
-	release, err := s.c.API.HoldPersonStream(w, r, c.Session.ID, func() { once.Do(func() { close(ended) }) })
+	give, err := s.c.Admit.HoldStream(s.c.ClientAddress(r), admission.CredentialKey("", c.Session.ID))
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer give()
+	// Signing out ends the stream; the watch is cancelled before the place is given back.
+	cancel := s.c.People.OnEnd(c.Session.ID, func() { once.Do(func() { close(ended) }) })
+	defer cancel()
 	ctx := r.Context()
 	st, err := s.personRead(ctx, c)
 	if err != nil {

@@ -27,7 +27,9 @@ import (
 	"folio/actors/registry"
 	"folio/actors/tenant"
 	"folio/persistence"
+	"folio/transport/admission"
 	"folio/transport/credential"
+	"folio/transport/feed"
 	"folio/transport/web/render"
 )
 
@@ -53,8 +55,14 @@ type Config struct {
 	Now        func() time.Time
 	// Credentials tells who a request is, resolved once per request for both faces.
 	Credentials *credential.Resolver
-	// API is the node's API server (Accounts): what writes HTTP the API's way.
+	// API is the node's API server (Accounts): what writes the cookies the API's way.
 	API Accounts
+	// Admit are the node's admission rules, the same value the API's routes count
+	// against: the anonymous comment budget per address, the streams held open.
+	Admit *admission.Rules
+	// Feed serves a workspace's event stream (GET /events), as the API's agent
+	// stream; nil on a node without streams (404).
+	Feed *feed.Tenant
 	// SignIn are the rules of signing in and claiming (mailed links, claims, their
 	// limits, the welcome key), the same the API's routes apply.
 	SignIn *signin.Rules
