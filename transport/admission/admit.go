@@ -1,7 +1,8 @@
 // Package admission holds the rules of what a client may take on either HTTP face
 // (transport/httpapi, transport/web) before a request reaches an actor: the
-// per-address budgets of writes without a credential (anon.go) and the places of
-// the streams and long-polls held open (open.go). Plain values in (a client
+// per-address budgets of writes without a credential (anon.go), the places of
+// the streams and long-polls held open (open.go), and the API's request rates per
+// workspace, person and address (requests.go). Plain values in (a client
 // address, a credential key, a size), a Rate and a fault out: no rule writes a
 // header, the face does (status.SetRate, status.SetRetryAfter). The node builds one
 // Rules and hands it to both faces, so a review page's form and the API spend one

@@ -5,10 +5,10 @@ import (
 
 	"github.com/julienschmidt/httprouter"
 
-	"folio/actors/model/ratelimit"
 	"folio/actors/people"
 	"folio/actors/registry"
 	"folio/actors/tenant"
+	"folio/transport/admission"
 	"folio/transport/status"
 )
 
@@ -36,41 +36,22 @@ type TenancyDeps struct {
 // tenancy is the mounted area's state.
 type tenancy struct {
 	TenancyDeps
-	tenants   *ratelimit.Limiter // by tenant id, at the tenant's plan rate
-	addresses *ratelimit.Limiter // unauthenticated requests by client address
-	signups   *ratelimit.Limiter // registrations by client address
-	people    *ratelimit.Limiter // requests of signed-in people, by person
+	requests *admission.Requests
 }
 
 // MountTenancy registers the area's routes (routes.go) and turns on its request
 // guard.
 func (s *Server) MountTenancy(d TenancyDeps) {
-	if d.AnonPerMinute <= 0 {
-		d.AnonPerMinute = 120
-	}
-	if d.RegisterPerMinute <= 0 {
-		d.RegisterPerMinute = 10
-	}
-	if d.PersonPerMinute <= 0 {
-		d.PersonPerMinute = 600
-	}
 	s.quotas = &tenant.Quotas{Enforce: d.Enforce, Book: d.Book, Tenants: s.tenants, Now: s.now}
-	s.tenancy = &tenancy{TenancyDeps: d,
-		tenants:   ratelimit.New(s.now, d.MaxBuckets),
-		addresses: ratelimit.New(s.now, d.MaxBuckets),
-		signups:   ratelimit.New(s.now, d.MaxBuckets),
-		people:    ratelimit.New(s.now, d.MaxBuckets),
-	}
+	s.tenancy = &tenancy{TenancyDeps: d, requests: admission.NewRequests(admission.RequestLimits{AnonPerMinute: d.AnonPerMinute,
+		RegisterPerMinute: d.RegisterPerMinute, PersonPerMinute: d.PersonPerMinute, MaxBuckets: d.MaxBuckets}, s.now)}
 	s.tenancyRoutes()
 }
 
 // SweepLimiters drops idle buckets (the area runs it periodically).
 func (s *Server) SweepLimiters() {
 	if t := s.tenancy; t != nil {
-		t.tenants.Sweep()
-		t.addresses.Sweep()
-		t.signups.Sweep()
-		t.people.Sweep()
+		t.requests.Sweep()
 	}
 	s.admit.Sweep()
 }
@@ -78,12 +59,12 @@ func (s *Server) SweepLimiters() {
 // unguarded routes: probes must answer whatever the load.
 var unguarded = map[string]bool{"/healthz": true, "/metrics": true}
 
-// guard wraps every route (see handle). With limits enforced, a request carrying a
-// valid API key spends a token of its tenant's bucket (all the tenant's keys share
-// it; the rate is its plan's; the lookup is kept for the request, request_memo.go);
-// any other request spends a token of its client address's
-// bucket. Every limited response carries RateLimit and RateLimit-Policy; a refused
-// one is 429 RATE_LIMITED with Retry-After.
+// guard wraps every route (see handle). With limits enforced, it finds who a
+// request counts against (a valid API key's workspace and plan, the lookup kept
+// for the request, request_memo.go; else a signed-in person; else the client
+// address) and spends a request of their rate (admission.Requests). Every limited
+// response carries RateLimit and RateLimit-Policy; a refused one is 429
+// RATE_LIMITED with Retry-After.
 func (s *Server) guard(path string, h handler) handler {
 	if unguarded[path] {
 		return h
@@ -94,45 +75,42 @@ func (s *Server) guard(path string, h handler) handler {
 		if t == nil || !t.Enforce {
 			return h(w, r, ps)
 		}
-		if token, ok := bearer(r); ok && tenant.IsAPIKey(token) {
-			who, ok, err := s.cred.Key(r, token)
-			if err != nil {
-				return err // the store did not answer: 503, never 401
-			}
-			if ok {
-				plan, _, err := t.Book.Limits(who.TenantID)
-				if err != nil {
-					return err
-				}
-				if err := admit(w, plan.Name, "tenant", t.tenants.Take(who.TenantID, plan.RequestsPerMinute)); err != nil {
-					return err
-				}
-				return h(w, r, ps)
-			}
-		}
-		uid, err := s.personOf(r)
+		c, err := s.callerOf(r)
 		if err != nil {
-			return err
+			return err // the store did not answer: 503, never 401
 		}
-		if uid != "" {
-			// A signed-in person has a bucket of their own (people behind one
-			// address do not share one), at the people's rate.
-			if err := admit(w, "person", "person", t.people.Take(uid, t.PersonPerMinute)); err != nil {
-				return err
-			}
-			return h(w, r, ps)
-		}
-		addr := s.ClientAddress(r)
-		if register {
-			if d := t.signups.Take(addr, t.RegisterPerMinute); !d.Allowed {
-				return admit(w, "register", "address", d)
-			}
-		}
-		if err := admit(w, "anonymous", "address", t.addresses.Take(addr, t.AnonPerMinute)); err != nil {
+		c.Register = register
+		rate, err := t.requests.Take(c)
+		status.SetRate(w.Header(), rate, err)
+		if err != nil {
 			return err
 		}
 		return h(w, r, ps)
 	}
+}
+
+// callerOf is who r counts against: the workspace of a valid API key with its
+// plan, else the person of a live session, else the client address. err is a
+// store that did not answer.
+func (s *Server) callerOf(r *http.Request) (admission.Caller, error) {
+	if token, ok := bearer(r); ok && tenant.IsAPIKey(token) {
+		who, ok, err := s.cred.Key(r, token)
+		if err != nil {
+			return admission.Caller{}, err
+		}
+		if ok {
+			plan, _, err := s.tenancy.Book.Limits(who.TenantID)
+			if err != nil {
+				return admission.Caller{}, err
+			}
+			return admission.Caller{TenantID: who.TenantID, Plan: plan.Name, PlanPerMinute: plan.RequestsPerMinute}, nil
+		}
+	}
+	uid, err := s.personOf(r)
+	if err != nil || uid != "" {
+		return admission.Caller{Person: uid}, err
+	}
+	return admission.Caller{Address: s.ClientAddress(r)}, nil
 }
 
 // personOf is the user id of a request's live session (bearer or cookie), "" when
@@ -154,11 +132,4 @@ func (s *Server) personOf(r *http.Request) (string, error) {
 		return "", err
 	}
 	return sess.UserID, nil
-}
-
-// admit writes the rate headers and, when the request is refused, returns the 429
-// (ratelimit.Refusal).
-func admit(w http.ResponseWriter, policy, scope string, d ratelimit.Decision) error {
-	status.SetRateHeaders(w.Header(), policy, d)
-	return ratelimit.Refusal(policy, scope, d)
 }
