@@ -91,6 +91,12 @@ func filterRange(tenant string, f Filter) []byte {
 	return rangePrefix(tenant, mask, indexAttrs{f.Status, f.Priority, f.PageType})
 }
 
+// entryIDOf is the entry id of k, a key of the range prefix: prefix, then the
+// entry's creation time (8 bytes), then its id (reindex writes it so). A copy.
+func entryIDOf(k, prefix []byte) []byte {
+	return append([]byte(nil), k[len(prefix)+timeKeyLen:]...)
+}
+
 // reindex moves an entry's index keys and counters from old (nil: new entry) to
 // next. Ranges that hold the entry under both stay untouched.
 func reindex(tx *persistence.Tx, old, next *Entry) error {

@@ -25,7 +25,7 @@ func List(store *persistence.Store, tenantID string, f Filter) ([]*Entry, int, e
 		}
 		want := min(f.Limit, total-f.Offset)
 		ids := make([][]byte, 0, want)
-		collect := func(k []byte) { ids = append(ids, append([]byte(nil), k[len(prefix)+8:]...)) }
+		collect := func(k []byte) { ids = append(ids, entryIDOf(k, prefix)) }
 		if fromOldest := total - f.Offset - want; fromOldest < f.Offset {
 			// Deep page: walk from the oldest end, then reverse.
 			i := 0

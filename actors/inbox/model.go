@@ -133,3 +133,6 @@ func appendStr(k []byte, s string) []byte {
 }
 
 func timeKey(t time.Time) []byte { return persistence.U64(uint64(t.UnixNano())) }
+
+// timeKeyLen is the length of every timeKey.
+const timeKeyLen = 8

@@ -114,7 +114,7 @@ func (m *Associate) run(a *Actor) any {
 	if err != nil {
 		return err
 	}
-	at := persistence.U64(uint64(now.UnixNano()))
+	at := persistence.Nanos(now)
 	entry := audit.New("association.created", m.Agent, a.id, now, map[string]any{
 		"association_id": as.ID, "target_page_id": target, "relation_type": m.RelationType})
 	// The page itself is unchanged; the commit carries the association, its indexes
@@ -123,10 +123,10 @@ func (m *Associate) run(a *Actor) any {
 		if err := tx.Put(bucketAssociations, []byte(as.ID), body); err != nil {
 			return err
 		}
-		if err := tx.Put(bucketAssocSource, persistence.Key([]byte(a.id), at, []byte(as.ID)), nil); err != nil {
+		if err := tx.Put(bucketAssocSource, persistence.Ordered{Scope: a.id, N: at, ID: as.ID}.Key(), nil); err != nil {
 			return err
 		}
-		if err := tx.Put(bucketAssocTarget, persistence.Key([]byte(target), at, []byte(as.ID)), nil); err != nil {
+		if err := tx.Put(bucketAssocTarget, persistence.Ordered{Scope: target, N: at, ID: as.ID}.Key(), nil); err != nil {
 			return err
 		}
 		return tx.Put(bucketAssocUnique, uniqueKey(a.id, m.RelationType, target), []byte(as.ID))
@@ -143,9 +143,12 @@ func (m *ListAssociations) run(a *Actor) any {
 		for _, idx := range []string{bucketAssocSource, bucketAssocTarget} {
 			var derr error
 			n := 0
-			tx.Scan(idx, append([]byte(a.id), 0), false, func(k, _ []byte) bool {
-				id := k[len(a.id)+10:]
-				b := tx.Get(bucketAssociations, id)
+			tx.Scan(idx, persistence.ScopePrefix(a.id), false, func(k, _ []byte) bool {
+				o, ok := persistence.ParseOrdered(k, a.id)
+				if !ok {
+					return true
+				}
+				b := tx.Get(bucketAssociations, []byte(o.ID))
 				if b == nil {
 					return true
 				}

@@ -57,7 +57,11 @@ func List(store *persistence.Store, tenantID string, f Filter, now time.Time) ([
 		var derr error
 		filtered := f.Status != "" || f.PageType != "" || f.Triage != ""
 		tx.Scan(bucketTenantPages, prefix, true, func(k, _ []byte) bool {
-			id := k[len(prefix)+9:]
+			o, ok := persistence.ParseOrdered(k, tenantID)
+			if !ok {
+				return true
+			}
+			id := []byte(o.ID)
 			if !filtered && (total < f.Offset || len(out) >= f.Limit) {
 				// Outside the requested window of an unfiltered list, a page only
 				// counts, and its index entry is enough: a page and its entry are

@@ -175,7 +175,7 @@ func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byt
 }
 
 func tenantPageKey(p *Page) []byte {
-	return persistence.Key([]byte(p.TenantID), persistence.U64(uint64(p.CreatedAt.UnixNano())), []byte(p.ID))
+	return persistence.Ordered{Scope: p.TenantID, N: persistence.Nanos(p.CreatedAt), ID: p.ID}.Key()
 }
 
 // expiryKey is the page's row in the expiry index, nil when it is not due to expire.
