@@ -168,8 +168,8 @@ func (t *Tx) auditHead(chain string) (uint64, string) {
 	return binary.BigEndian.Uint64(v), string(v[8:])
 }
 
-// Verification is the outcome of VerifyAudit.
-type Verification struct {
+// verification is the outcome of VerifyAudit.
+type verification struct {
 	Valid       bool
 	Length      uint64
 	FirstHash   string
@@ -182,8 +182,8 @@ type Verification struct {
 // VerifyAudit walks chain from 1 and recomputes every hash from the stored bytes. An
 // edited, removed, reordered or inserted record, or a head that disagrees with the
 // records, makes it invalid at the first sequence where the chain stops holding.
-func (s *Store) VerifyAudit(chain string) (Verification, error) {
-	var out Verification
+func (s *Store) VerifyAudit(chain string) (verification, error) {
+	var out verification
 	err := s.View(func(tx *Tx) error {
 		out = tx.verify(chain)
 		return nil
@@ -192,9 +192,9 @@ func (s *Store) VerifyAudit(chain string) (Verification, error) {
 	return out, err
 }
 
-func (t *Tx) verify(chain string) Verification {
+func (t *Tx) verify(chain string) verification {
 	headSeq, headHash := t.auditHead(chain)
-	v := Verification{Valid: true}
+	v := verification{Valid: true}
 	fail := func(seq uint64, why string) {
 		if v.Valid {
 			v.Valid, v.FirstBadSeq, v.Reason = false, seq, why

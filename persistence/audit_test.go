@@ -41,7 +41,7 @@ func chainOf(t *testing.T, n int) string {
 }
 
 // tamper edits the raw bbolt file the way an attacker with disk access would.
-func tamper(t *testing.T, dir string, fn func(b *bolt.Bucket)) Verification {
+func tamper(t *testing.T, dir string, fn func(b *bolt.Bucket)) verification {
 	t.Helper()
 	db, err := bolt.Open(dir+"/folio.db", 0o600, nil)
 	if err != nil {

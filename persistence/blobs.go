@@ -32,8 +32,8 @@ var ErrBlobExists = errors.New("persistence: blob exists")
 // ErrBlobSize is returned by Put when the body is not exactly the announced size.
 var ErrBlobSize = errors.New("persistence: blob size mismatch")
 
-// ErrBlobMissing is returned for a key without a blob.
-var ErrBlobMissing = errors.New("persistence: no such blob")
+// errBlobMissing is returned for a key without a blob.
+var errBlobMissing = errors.New("persistence: no such blob")
 
 const bucketSecrets = "secrets" // name -> random bytes
 
@@ -198,23 +198,23 @@ func (b *Blobs) Put(key string, r io.Reader, size int64) error {
 	return nil
 }
 
-// Size is the stored size of key's blob (ErrBlobMissing when none).
+// Size is the stored size of key's blob (errBlobMissing when none).
 func (b *Blobs) Size(key string) (int64, error) {
 	fi, err := os.Stat(b.path(key))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return 0, ErrBlobMissing
+			return 0, errBlobMissing
 		}
 		return 0, err
 	}
 	return fi.Size(), nil
 }
 
-// Open opens key's blob for reading (ErrBlobMissing when none).
+// Open opens key's blob for reading (errBlobMissing when none).
 func (b *Blobs) Open(key string) (*os.File, error) {
 	f, err := os.Open(b.path(key))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, ErrBlobMissing
+		return nil, errBlobMissing
 	}
 	return f, err
 }

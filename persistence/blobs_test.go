@@ -52,7 +52,7 @@ func TestBlobPutIsAllOrNothing(t *testing.T) {
 	if err := b.Put(key, &failingReader{n: 2}, 4); err == nil {
 		t.Fatal("failed body stored")
 	}
-	if _, err := b.Size(key); !errors.Is(err, ErrBlobMissing) {
+	if _, err := b.Size(key); !errors.Is(err, errBlobMissing) {
 		t.Fatalf("after failures: %v", err)
 	}
 	if err := b.Put(key, strings.NewReader("abcd"), 4); err != nil {
@@ -82,7 +82,7 @@ func TestBlobPutIsAllOrNothing(t *testing.T) {
 	if err := b.Delete(key); err != nil {
 		t.Fatal("second delete:", err)
 	}
-	if _, err := b.Open(key); !errors.Is(err, ErrBlobMissing) {
+	if _, err := b.Open(key); !errors.Is(err, errBlobMissing) {
 		t.Fatalf("after delete: %v", err)
 	}
 }
@@ -125,7 +125,7 @@ func TestWalkAndRemoveByName(t *testing.T) {
 	if err := b.RemoveName(seen[0].Name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Open("t/p/1_a.txt"); err != ErrBlobMissing {
+	if _, err := b.Open("t/p/1_a.txt"); err != errBlobMissing {
 		t.Fatalf("after RemoveName: %v", err)
 	}
 }

@@ -24,7 +24,7 @@ func testKey(t *testing.T) Key {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := ParseKey(skey)
+	k, err := parseKey(skey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestVerifierRefusesAFork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := note.Sign(&note.Note{Text: FormatCheckpoint(cp.Origin, cp.Size, tlog.RecordHash([]byte("another log")))}, l.key.Signer)
+	other, err := note.Sign(&note.Note{Text: formatCheckpoint(cp.Origin, cp.Size, tlog.RecordHash([]byte("another log")))}, l.key.Signer)
 	if err != nil {
 		t.Fatal(err)
 	}

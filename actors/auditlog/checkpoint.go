@@ -64,7 +64,7 @@ func (l *Log) Latest(tenant string) (Checkpoint, error) {
 		return Checkpoint{}, err
 	}
 	if size == 0 {
-		root = EmptyRoot
+		root = emptyRoot
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -72,7 +72,7 @@ func (l *Log) Latest(tenant string) (Checkpoint, error) {
 		return c, nil
 	}
 	c := Checkpoint{Origin: l.Origin(tenant), Size: size, Root: root, SignedAt: time.Now().UTC()}
-	signed, err := note.Sign(&note.Note{Text: FormatCheckpoint(c.Origin, size, root)}, l.key.Signer)
+	signed, err := note.Sign(&note.Note{Text: formatCheckpoint(c.Origin, size, root)}, l.key.Signer)
 	if err != nil {
 		return Checkpoint{}, err
 	}
@@ -84,18 +84,18 @@ func (l *Log) Latest(tenant string) (Checkpoint, error) {
 	return c, nil
 }
 
-// EmptyRoot is the root hash of the tree of no entries, SHA-256 of nothing
+// emptyRoot is the root hash of the tree of no entries, SHA-256 of nothing
 // (RFC 6962 §2.1).
-var EmptyRoot = tlog.Hash(sha256.Sum256(nil))
+var emptyRoot = tlog.Hash(sha256.Sum256(nil))
 
-// FormatCheckpoint is the checkpoint body of the C2SP tlog-checkpoint format:
+// formatCheckpoint is the checkpoint body of the C2SP tlog-checkpoint format:
 // the origin, the tree size in decimal, the root hash in standard base64, each on
 // a line of its own.
-func FormatCheckpoint(origin string, size int64, root tlog.Hash) string {
+func formatCheckpoint(origin string, size int64, root tlog.Hash) string {
 	return origin + "\n" + strconv.FormatInt(size, 10) + "\n" + base64.StdEncoding.EncodeToString(root[:]) + "\n"
 }
 
-// ParseCheckpoint reads a checkpoint body (FormatCheckpoint; extension lines after
+// ParseCheckpoint reads a checkpoint body (formatCheckpoint; extension lines after
 // the root are allowed and ignored).
 func ParseCheckpoint(text string) (origin string, size int64, root tlog.Hash, err error) {
 	lines := strings.SplitN(text, "\n", 4)

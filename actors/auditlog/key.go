@@ -74,20 +74,20 @@ func LoadOrCreateKey(path, name string, create bool) (Key, error) {
 		if err := os.WriteFile(path+".pub", []byte(vkey+"\n"), 0o644); err != nil {
 			return Key{}, fmt.Errorf("audit key: %w", err)
 		}
-		return ParseKey(skey)
+		return parseKey(skey)
 	}
 	if err != nil {
 		return Key{}, fmt.Errorf("audit key: %w", err)
 	}
-	k, err := ParseKey(strings.TrimSpace(string(b)))
+	k, err := parseKey(strings.TrimSpace(string(b)))
 	if err != nil {
 		return Key{}, fmt.Errorf("audit key %s: %w", path, err)
 	}
 	return k, nil
 }
 
-// ParseKey reads a note signer key and derives its verifier key.
-func ParseKey(skey string) (Key, error) {
+// parseKey reads a note signer key and derives its verifier key.
+func parseKey(skey string) (Key, error) {
 	signer, err := note.NewSigner(skey)
 	if err != nil {
 		return Key{}, fmt.Errorf("not a signed-note private key (PRIVATE+KEY+name+hash+key): %w", err)

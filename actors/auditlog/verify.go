@@ -79,7 +79,7 @@ func VerifyExport(export io.Reader, vkey string, checkpoints [][]byte) (Report, 
 		for len(pins) > 0 && pins[0].size == n {
 			p := pins[0]
 			pins = pins[1:]
-			root := EmptyRoot
+			root := emptyRoot
 			if n > 0 {
 				var err error
 				if root, err = tlog.TreeHash(n, reader); err != nil {

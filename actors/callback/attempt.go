@@ -22,9 +22,9 @@ import (
 	"folio/persistence"
 )
 
-// MaxReplyBytes caps the reply body read for instructions; a longer reply is
+// maxReplyBytes caps the reply body read for instructions; a longer reply is
 // accepted (2xx is success) but its instructions are ignored.
-const MaxReplyBytes = 256 << 10
+const maxReplyBytes = 256 << 10
 
 // outcome is what one attempt found.
 type outcome struct {
@@ -290,15 +290,15 @@ func readExcerpt(r io.Reader) string {
 	return strings.TrimSpace(clip(strings.ToValidUTF8(string(b), ""), 200))
 }
 
-// readReply reads a 2xx reply (at most MaxReplyBytes) and returns the blocks its
+// readReply reads a 2xx reply (at most maxReplyBytes) and returns the blocks its
 // instructions add, if any.
 func readReply(r io.Reader) ([]blocks.Block, string) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxReplyBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r, maxReplyBytes+1))
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return nil, ""
 	}
-	if len(b) > MaxReplyBytes {
-		return nil, fmt.Sprintf("the reply is larger than %d bytes; its instructions were ignored", MaxReplyBytes)
+	if len(b) > maxReplyBytes {
+		return nil, fmt.Sprintf("the reply is larger than %d bytes; its instructions were ignored", maxReplyBytes)
 	}
 	if d := jsonlimit.Check(b, jsonlimit.MaxDepth); d != nil {
 		return nil, fmt.Sprintf("the reply nests deeper than %d levels at %s; its instructions were ignored", d.Limit, d.Path)

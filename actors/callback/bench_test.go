@@ -48,7 +48,7 @@ func BenchmarkDispatch(b *testing.B) {
 				row := &Delivery{V: schemaV1, ID: id, TenantID: "t", PageID: "p", EventID: "evt_" + id, Event: "action.executed",
 					Channel: ChannelCallback, Target: srv.URL, Lane: lane(ChannelCallback, srv.URL), Secret: "s",
 					Body: []byte(`{"event":"action.executed","event_id":"evt_` + id + `"}`), WebhookID: "evt_" + id,
-					DelaysMS: millis(DefaultSchedule), Status: StatusPending, Attempts: []Attempt{}, NextAttemptAt: &now, CreatedAt: now}
+					DelaysMS: millis(defaultSchedule), Status: StatusPending, Attempts: []Attempt{}, NextAttemptAt: &now, CreatedAt: now}
 				if err := put(tx, row, nil, true); err != nil {
 					return err
 				}

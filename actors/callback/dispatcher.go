@@ -26,15 +26,15 @@ type Item struct {
 	Due  time.Time
 }
 
-// Asker reaches page actors (the pages registry).
-type Asker interface {
+// asker reaches page actors (the pages registry).
+type asker interface {
 	Ask(ctx context.Context, id string, msg any) (any, error)
 }
 
 // Config is what the dispatcher needs.
 type Config struct {
 	Store *persistence.Store
-	Pages Asker
+	Pages asker
 	Clock Clock
 	// AllowPrivate lets deliveries reach private and loopback addresses.
 	AllowPrivate bool

@@ -184,7 +184,7 @@ func TestDefaultScheduleExactly(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := &fakeClock{now: t0}
 	h := newHarness(t, clock, 5*time.Second)
-	h.insert("a", srv.URL, t0, DefaultSchedule)
+	h.insert("a", srv.URL, t0, defaultSchedule)
 	h.start(clock, 5*time.Second)
 
 	want := []time.Duration{0, time.Minute, 6 * time.Minute, 36 * time.Minute, 2*time.Hour + 36*time.Minute, 14*time.Hour + 36*time.Minute}
@@ -245,7 +245,7 @@ func TestDelaysOfCustomRetry(t *testing.T) {
 		retry *retrySpec
 		want  []time.Duration
 	}{
-		{"default", nil, DefaultSchedule},
+		{"default", nil, defaultSchedule},
 		{"exponential", &retrySpec{i(5), "exponential", f(10)}, []time.Duration{10 * s, 20 * s, 40 * s, 80 * s}},
 		{"backoff omitted is exponential", &retrySpec{i(3), "", f(2)}, []time.Duration{2 * s, 4 * s}},
 		{"linear", &retrySpec{i(4), "linear", f(30)}, []time.Duration{30 * s, 60 * s, 90 * s}},
@@ -256,7 +256,7 @@ func TestDelaysOfCustomRetry(t *testing.T) {
 		{"capped at 24 h", &retrySpec{i(20), "exponential", f(86400)}, nil},
 	}
 	for _, c := range cases {
-		got := Delays(c.retry.page(), DefaultSchedule)
+		got := Delays(c.retry.page(), defaultSchedule)
 		if c.want == nil {
 			for _, d := range got {
 				if d > 24*time.Hour {
@@ -316,7 +316,7 @@ func TestOneAttemptInFlightAndResumeAfterRestart(t *testing.T) {
 	h := newHarness(t, RealClock(nil), time.Minute)
 	h.start(RealClock(nil), time.Minute)
 	now := time.Now()
-	h.insert("b", srv.URL, now, DefaultSchedule)
+	h.insert("b", srv.URL, now, defaultSchedule)
 	h.d.Enqueue([]Item{{ID: "b", Lane: lane(ChannelCallback, srv.URL), Due: now}})
 	h.waitFor("the first attempt in flight", func() bool { mu.Lock(); defer mu.Unlock(); return len(seen) == 1 })
 	_, err := h.d.Retry("ten_1", "b")

@@ -30,10 +30,10 @@ func setHeaders(h http.Header, d *Delivery, at time.Time) {
 	}
 }
 
-// AttemptHeaders are the headers an attempt of d at time at sends (setHeaders, the
+// attemptHeaders are the headers an attempt of d at time at sends (setHeaders, the
 // one place that writes them): the attempt's time in Attempt.At rebuilds exactly
 // what went out.
-func AttemptHeaders(d *Delivery, at time.Time) http.Header {
+func attemptHeaders(d *Delivery, at time.Time) http.Header {
 	h := http.Header{}
 	setHeaders(h, d, at)
 	return h
@@ -42,18 +42,18 @@ func AttemptHeaders(d *Delivery, at time.Time) http.Header {
 // Redacted is the value shown for a header that may carry a credential.
 const Redacted = "[redacted]"
 
-// ShownHeaders are AttemptHeaders as a person may see them: the headers Folio sets
+// ShownHeaders are attemptHeaders as a person may see them: the headers Folio sets
 // with their values (event id, timestamps and signatures, which prove the secret
 // without revealing it), and the agent's custom headers by name only, valued
 // Redacted, since they may hold the receiver's credentials.
 func ShownHeaders(d *Delivery, at time.Time) http.Header {
-	h := AttemptHeaders(d, at)
+	h := attemptHeaders(d, at)
 	if len(d.Headers) == 0 {
 		return h
 	}
 	plain := *d
 	plain.Headers = nil
-	ours := AttemptHeaders(&plain, at)
+	ours := attemptHeaders(&plain, at)
 	for k := range h {
 		if _, set := ours[k]; !set {
 			h[k] = []string{Redacted}

@@ -69,7 +69,7 @@ func insertShared(t *testing.T, store *persistence.Store, id, target string, at 
 	t.Helper()
 	d := &Delivery{V: schemaV1, ID: id, TenantID: "ten_1", PageID: "pg_1", EventID: "evt_" + id, Event: "action.executed",
 		Channel: ChannelCallback, Target: target, Lane: lane(ChannelCallback, target), Body: []byte(`{"event":"action.executed","id":"` + id + `"}`),
-		WebhookID: "evt_" + id, DelaysMS: millis(DefaultSchedule), Status: StatusPending, Attempts: []Attempt{}, NextAttemptAt: &at, CreatedAt: at}
+		WebhookID: "evt_" + id, DelaysMS: millis(defaultSchedule), Status: StatusPending, Attempts: []Attempt{}, NextAttemptAt: &at, CreatedAt: at}
 	if err := store.Update(func(tx *persistence.Tx) error { return put(tx, d, nil, true) }); err != nil {
 		t.Fatal(err)
 	}

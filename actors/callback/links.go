@@ -13,14 +13,14 @@ import (
 
 // Decision links (actors/maillink): a notification or reminder mail to an address
 // carries one link per action of the page. The delivery row, which the delivery
-// log shows, holds placeholders instead of the links (LinkPlan); each attempt to
+// log shows, holds placeholders instead of the links (linkPlan); each attempt to
 // send mints fresh tokens for them (their hashes stored, bound to the recipient,
 // the page version the mail shows and the action) and sends the mail with the
 // links in place. So no token is ever stored, and a retried mail carries links
 // that work.
 
-// LinkPlan is what a mail's links are bound to.
-type LinkPlan struct {
+// linkPlan is what a mail's links are bound to.
+type linkPlan struct {
 	Nonce       string    `json:"nonce"` // in every placeholder: text an agent wrote cannot name one
 	PageVersion int       `json:"page_version"`
 	ExpiresAt   time.Time `json:"expires_at"`
@@ -29,14 +29,14 @@ type LinkPlan struct {
 
 // placeholder is the stand-in for the i-th link's token (letters, digits and
 // hyphens: the same in the text, in an HTML attribute and in quoted-printable).
-func (lp *LinkPlan) placeholder(i int) string {
+func (lp *linkPlan) placeholder(i int) string {
 	return fmt.Sprintf("LINK-%s-%d", lp.Nonce, i)
 }
 
 // planLinks is the link plan of a mail about p at ev, nil when it carries no
 // links: a page that is not active, has no actions, or asks for form data (a
 // link carries none).
-func planLinks(p *page.Page, ev page.Event) *LinkPlan {
+func planLinks(p *page.Page, ev page.Event) *linkPlan {
 	if p.Status != page.Active || len(p.Actions) == 0 || page.HasForm(p) {
 		return nil
 	}
@@ -50,7 +50,7 @@ func planLinks(p *page.Page, ev page.Event) *LinkPlan {
 	if !ev.At.Before(exp) {
 		return nil
 	}
-	lp := &LinkPlan{Nonce: rand.Text()[:16], PageVersion: p.Version, ExpiresAt: exp.UTC()}
+	lp := &linkPlan{Nonce: rand.Text()[:16], PageVersion: p.Version, ExpiresAt: exp.UTC()}
 	for _, a := range p.Actions {
 		lp.Actions = append(lp.Actions, a.ActionID)
 	}

@@ -61,7 +61,7 @@ func slackBody(n notification) ([]byte, error) {
 
 // mailOf is the e-mail notification: the page's summary and key blocks
 // (mail_body.go) and, with lp, one decision link per action (links.go).
-func mailOf(to string, n notification, p *page.Page, lp *LinkPlan) *Mail {
+func mailOf(to string, n notification, p *page.Page, lp *linkPlan) *Mail {
 	subject := n.Title
 	if n.Priority == "high" || n.Priority == "urgent" {
 		subject = "[" + strings.ToUpper(n.Priority) + "] " + subject

@@ -22,7 +22,7 @@ import (
 type Outbox struct {
 	// PageURL is the address of a page (for notifications).
 	PageURL func(id string) string
-	// Schedule is the default retry schedule (DefaultSchedule unless overridden).
+	// Schedule is the default retry schedule (defaultSchedule unless overridden).
 	Schedule []time.Duration
 	// Dispatcher is told about new deliveries after their commit.
 	Dispatcher *Dispatcher
@@ -203,7 +203,7 @@ func (o *Outbox) build(p *page.Page, oa *webhook.OnAction, ev page.Event, pl pla
 	}
 	sched := o.Schedule
 	if sched == nil {
-		sched = DefaultSchedule
+		sched = defaultSchedule
 	}
 	d.DelaysMS = millis(Delays(retry, sched))
 	var err error

@@ -57,7 +57,7 @@ type Delivery struct {
 
 	Body      []byte            `json:"body,omitempty"` // exact bytes of every attempt (HTTP channels)
 	Mail      *Mail             `json:"mail,omitempty"`
-	Links     *LinkPlan         `json:"links,omitempty"`  // the mail's decision links, minted at each send (links.go)
+	Links     *linkPlan         `json:"links,omitempty"`  // the mail's decision links, minted at each send (links.go)
 	Secret    string            `json:"secret,omitempty"` // signing secret; never shown
 	WebhookID string            `json:"webhook_id,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// DefaultSchedule is the specification's retry table: after the first attempt
+// defaultSchedule is the specification's retry table: after the first attempt
 // fails, retries follow after 1 m, 5 m, 30 m, 2 h and 12 h (six attempts in all).
-var DefaultSchedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 12 * time.Hour}
+var defaultSchedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 12 * time.Hour}
 
 const (
 	maxDelay      = 24 * time.Hour // no single wait is longer

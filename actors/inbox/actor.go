@@ -73,16 +73,16 @@ func (a *Actor) handle(ctx actor.Context) {
 
 // change applies fn to the entry's reading state.
 func (a *Actor) change(id string, fn func(*Entry)) any {
-	if err := ChangeReading(a.deps.Store, a.tenant, id, fn); err != nil {
+	if err := changeReading(a.deps.Store, a.tenant, id, fn); err != nil {
 		return err
 	}
 	return &Changed{}
 }
 
-// ChangeReading applies fn (which may only touch Status and Starred) to a tenant's
+// changeReading applies fn (which may only touch Status and Starred) to a tenant's
 // entry. The 404 check happens before the transaction; inside it the entry is read
 // again, so page fields the outlet wrote meanwhile are kept. No change, no write.
-func ChangeReading(store *persistence.Store, tenantID, id string, fn func(*Entry)) error {
+func changeReading(store *persistence.Store, tenantID, id string, fn func(*Entry)) error {
 	cur, err := Get(store, tenantID, id)
 	if err != nil {
 		return err

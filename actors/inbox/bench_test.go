@@ -26,7 +26,7 @@ func BenchmarkInboxList100k(b *testing.B) {
 	const n = 100_000
 	rng := rand.New(rand.NewSource(1))
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	o := NewOutlet()
+	o := newOutlet()
 	start := time.Now()
 	for done := 0; done < n; {
 		err := s.Update(func(tx *persistence.Tx) error {
@@ -136,7 +136,7 @@ func BenchmarkStageNewPage(b *testing.B) {
 	}
 	defer s.Close()
 	b.ResetTimer()
-	inTx := stageEach(b, s, NewOutlet(), b.N, 100, benchPage)
+	inTx := stageEach(b, s, newOutlet(), b.N, 100, benchPage)
 	b.ReportMetric(float64(inTx.Microseconds())/float64(b.N), "us-in-tx/page")
 }
 
@@ -149,7 +149,7 @@ func BenchmarkStageDecision(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	o := NewOutlet()
+	o := newOutlet()
 	stageEach(b, s, o, b.N, 1000, benchPage) // published first
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -180,13 +180,13 @@ func stageDecisions(tx *persistence.Tx, p *page.Page) error {
 	return tx.Put(bucketDecideRows, []byte(p.ID), nb)
 }
 
-// NeedsDecision lists what waits on the person with address email in the
+// needsDecision lists what waits on the person with address email in the
 // workspaces tenants, deadline first (none last), then priority (urgent first),
 // then the oldest first; at most limit rows, and Total counts them all (pages
 // past their expiry time that the expiry sweep has not ended yet are left out of
 // the rows; Total may count them until it does). Reads at most limit rows of two
 // ranges per workspace.
-func NeedsDecision(store *persistence.Store, tenants []string, email string, now time.Time, limit int) ([]Awaited, int, error) {
+func needsDecision(store *persistence.Store, tenants []string, email string, now time.Time, limit int) ([]Awaited, int, error) {
 	var out []Awaited
 	total := 0
 	if email == "" || limit <= 0 {

@@ -47,7 +47,7 @@ func TestNeedsMyDecisionListsTheCurrentStepsAssigneesOnly(t *testing.T) {
 
 	list := func(email string) string {
 		t.Helper()
-		l, n, err := NeedsDecision(s, []string{"ten_a"}, email, t0, 50)
+		l, n, err := needsDecision(s, []string{"ten_a"}, email, t0, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestNeedsMyDecisionListsTheCurrentStepsAssigneesOnly(t *testing.T) {
 		t.Errorf("bob sees %q once the page completed", got)
 	}
 	// Another workspace's page never appears to someone outside it, even naming them.
-	if l, _, _ := NeedsDecision(s, []string{"ten_a"}, "alice@example.com", t0, 50); strings.Contains(ids(l), "pg_other") {
+	if l, _, _ := needsDecision(s, []string{"ten_a"}, "alice@example.com", t0, 50); strings.Contains(ids(l), "pg_other") {
 		t.Error("another workspace's page appeared")
 	}
 }
@@ -114,7 +114,7 @@ func TestNeedsMyDecisionSortsByDeadlineThenPriorityAndMarksOverdue(t *testing.T)
 		mk("pg_none_low_new", "ten_a", "low", nil, t0),
 		expired,
 	)
-	l, total, err := NeedsDecision(s, []string{"ten_a", "ten_b"}, "ME@example.com", t0, 50)
+	l, total, err := needsDecision(s, []string{"ten_a", "ten_b"}, "ME@example.com", t0, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestNeedsMyDecisionSortsByDeadlineThenPriorityAndMarksOverdue(t *testing.T)
 	if total != 7 {
 		t.Errorf("total %d, want 7 (the expired page counts until the sweep ends it)", total)
 	}
-	if l, _, _ := NeedsDecision(s, []string{"ten_a", "ten_b"}, "me@example.com", t0, 2); ids(l) != "pg_late_low,pg_soon_urgent" {
+	if l, _, _ := needsDecision(s, []string{"ten_a", "ten_b"}, "me@example.com", t0, 2); ids(l) != "pg_late_low,pg_soon_urgent" {
 		t.Errorf("limit 2: %q", ids(l))
 	}
 }
@@ -147,7 +147,7 @@ func TestNeedsMyDecisionReadsAreBounded(t *testing.T) {
 				id := "pg_" + string(rune('a'+w)) + strings.Repeat("x", 1) + itoa3(i)
 				stage(t, s, chainPage(id, "ten_a", id, t0, []string{"other" + itoa3(i) + "@example.com"}))
 				if i%20 == 0 {
-					if _, _, err := NeedsDecision(s, []string{"ten_a"}, "me@example.com", t0, 10); err != nil {
+					if _, _, err := needsDecision(s, []string{"ten_a"}, "me@example.com", t0, 10); err != nil {
 						t.Error(err)
 					}
 				}
@@ -166,7 +166,7 @@ func TestNeedsMyDecisionReadsAreBounded(t *testing.T) {
 	if rows != 1 {
 		t.Errorf("my range holds %d rows, want 1 among 241 pages", rows)
 	}
-	l, n, err := NeedsDecision(s, []string{"ten_a"}, "me@example.com", t0, 10)
+	l, n, err := needsDecision(s, []string{"ten_a"}, "me@example.com", t0, 10)
 	if err != nil || ids(l) != "pg_mine" || n != 1 {
 		t.Errorf("list %q total %d err %v", ids(l), n, err)
 	}

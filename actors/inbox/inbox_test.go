@@ -25,7 +25,7 @@ func openStore(t testing.TB) *persistence.Store {
 
 func stage(t testing.TB, s *persistence.Store, pages ...*page.Page) {
 	t.Helper()
-	o := NewOutlet()
+	o := newOutlet()
 	if err := s.Update(func(tx *persistence.Tx) error {
 		for _, p := range pages {
 			if err := o.Stage(tx, p, nil); err != nil {
@@ -81,7 +81,7 @@ func (m *model) expect(tenant string, f Filter) ([]string, int) {
 }
 
 // TestIndexesAgreeWithBruteForce drives random page changes and reading-state
-// changes through the outlet and ChangeReading, then checks every filter
+// changes through the outlet and changeReading, then checks every filter
 // combination, at several offsets (deep ones walk from the oldest end), against a
 // brute-force listing; and the dashboard and quality score against brute-force sums.
 func TestIndexesAgreeWithBruteForce(t *testing.T) {
@@ -126,7 +126,7 @@ func TestIndexesAgreeWithBruteForce(t *testing.T) {
 			stage(t, s, p)
 		default: // reading state
 			st := statuses[rng.Intn(3)]
-			err := ChangeReading(s, p.TenantID, EntryID(id), func(e *Entry) {
+			err := changeReading(s, p.TenantID, EntryID(id), func(e *Entry) {
 				switch {
 				case st == Read && e.Status == Unread, st == Archived:
 					e.Status = st

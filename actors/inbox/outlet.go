@@ -18,8 +18,8 @@ type Outlet struct {
 	Bell *Bell
 }
 
-// NewOutlet makes the inbox outlet.
-func NewOutlet() *Outlet { return &Outlet{} }
+// newOutlet makes the inbox outlet.
+func newOutlet() *Outlet { return &Outlet{} }
 
 var _ page.Outlet = (*Outlet)(nil)
 

@@ -58,12 +58,12 @@ type Asked struct {
 	Admit func(a *Awaited) bool
 }
 
-// NeedsDecisionOf is NeedsDecision for q.Members, plus the pages of other
+// NeedsDecisionOf is needsDecision for q.Members, plus the pages of other
 // workspaces whose open step names q.Email and that q.Admit lets them into. Total
 // counts the member workspaces' pages and the other workspaces' admitted ones
 // among those read (at most limit per workspace).
 func NeedsDecisionOf(store *persistence.Store, q Asked, now time.Time, limit int) ([]Awaited, int, error) {
-	out, total, err := NeedsDecision(store, q.Members, q.Email, now, limit)
+	out, total, err := needsDecision(store, q.Members, q.Email, now, limit)
 	if err != nil || q.Email == "" || limit <= 0 || q.Admit == nil {
 		return out, total, err
 	}

@@ -26,8 +26,8 @@ const (
 // executing it submits the form (form.submitted) and completes the page.
 const SubmitAction = "submit"
 
-// MaxIdentityChars bounds the identity a person gives.
-const MaxIdentityChars = 320
+// maxIdentityChars bounds the identity a person gives.
+const maxIdentityChars = 320
 
 // Act is an action executed by a person through a route open to the page link's
 // holders (the review page, or the API without a key). The page's access policy
@@ -122,8 +122,8 @@ func (a *Actor) act(m *Act) any {
 // checkIdentity trims a given identity and bounds it.
 func checkIdentity(s string) (string, error) {
 	s = strings.TrimSpace(s)
-	if utf8.RuneCountInString(s) > MaxIdentityChars {
-		return "", fault.Limit("actor.identity", "max_length", MaxIdentityChars, "actor.identity has at most %d characters", MaxIdentityChars)
+	if utf8.RuneCountInString(s) > maxIdentityChars {
+		return "", fault.Limit("actor.identity", "max_length", maxIdentityChars, "actor.identity has at most %d characters", maxIdentityChars)
 	}
 	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
 		return "", fault.Field("actor.identity", "format", "actor.identity must not contain control characters")
@@ -176,7 +176,7 @@ func (a *Actor) run(actionID string, req *ActionRequest, w who) any {
 			values[FormPrefix+k] = v
 		}
 		r := *req
-		r.FormData = FormDataFromValues(a.page, values)
+		r.FormData = formDataFromValues(a.page, values)
 		req = &r
 	}
 	hasForm := req.FormData != nil && !isNull(req.FormData)

@@ -249,7 +249,7 @@ func setChain(p *Page, raw json.RawMessage) ([]string, error) {
 // decides no step. A neutral action that completes a page without a chain approves
 // (completionDecision).
 func (a Action) decision() string {
-	if a.Decision == DecisionNone {
+	if a.Decision == decisionNone {
 		return ""
 	}
 	if a.Decision != "" {
@@ -272,7 +272,7 @@ func (a Action) decision() string {
 // nothing ("": the page's decision stays null) for an action declared
 // decision:"none".
 func (a Action) completionDecision() string {
-	if a.Decision == DecisionNone {
+	if a.Decision == decisionNone {
 		return ""
 	}
 	if d := a.decision(); d != "" {
@@ -293,7 +293,7 @@ func normalizeDecision(d string) (string, bool) {
 	case "reject", "rejected":
 		return DecisionRejected, true
 	case "none":
-		return DecisionNone, true
+		return decisionNone, true
 	}
 	return "", false
 }

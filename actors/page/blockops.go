@@ -101,7 +101,7 @@ func (a *Actor) fixBlock(m *FixBlock) any {
 	bumpContent(a.page, next)
 	next.UpdatedAt = now
 	entry := audit.New("block.updated", m.Agent, a.id, now, map[string]any{"block_id": b.ID, "version": next.Version})
-	ev := a.event(now, BlockUpdated{Version: next.Version, Block: b})
+	ev := a.event(now, blockUpdated{Version: next.Version, Block: b})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (a *Actor) reorder(m *Reorder) any {
 	bumpContent(a.page, next)
 	next.UpdatedAt = now
 	entry := audit.New("blocks.reordered", m.Agent, a.id, now, map[string]any{"block_ids": next.BlockIDs(), "version": next.Version})
-	ev := a.event(now, BlocksReordered{Version: next.Version, BlockIDs: next.BlockIDs()})
+	ev := a.event(now, blocksReordered{Version: next.Version, BlockIDs: next.BlockIDs()})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}

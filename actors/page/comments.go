@@ -261,7 +261,7 @@ func (a *Actor) addComment(m *AddComment) any {
 	}
 	c.Seq, c.CreatedAt = next.CommentSeq, now
 	entry := audit.New("comment.added", actorOf(m.Viewer, author), a.id, now, map[string]any{"comment_id": c.ID})
-	ev := a.event(now, CommentAdded{CommentID: c.ID, Content: c.Content, AuthorName: c.AuthorName, AuthorType: c.AuthorType,
+	ev := a.event(now, commentAdded{CommentID: c.ID, Content: c.Content, AuthorName: c.AuthorName, AuthorType: c.AuthorType,
 		BlockID: c.BlockID, LineStart: c.LineStart, LineEnd: c.LineEnd, LineSide: c.LineSide, ParentID: c.ParentID})
 	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, putComment(c)); err != nil {
 		return err
@@ -411,7 +411,7 @@ func (a *Actor) editComment(m *EditComment) any {
 	edited.Content, edited.UpdatedAt = content, &now
 	next := a.page.clone()
 	entry := audit.New("comment.updated", actorOf(m.Viewer, m.EditorIdentity), a.id, now, map[string]any{"comment_id": c.ID})
-	ev := a.event(now, CommentUpdated{CommentID: c.ID, Content: content})
+	ev := a.event(now, commentUpdated{CommentID: c.ID, Content: content})
 	if err := a.applyWith(next, []audit.Entry{entry}, []Event{ev}, putComment(&edited)); err != nil {
 		return err
 	}
@@ -446,7 +446,7 @@ func (a *Actor) deleteComment(m *DeleteComment) any {
 		next.OpenComments--
 	}
 	entry := audit.New("comment.deleted", actorOf(m.Viewer, m.DeleterIdentity), a.id, now, map[string]any{"comment_id": c.ID})
-	ev := a.event(now, CommentDeleted{CommentID: c.ID})
+	ev := a.event(now, commentDeleted{CommentID: c.ID})
 	del := func(tx *persistence.Tx) error {
 		if err := tx.Delete(bucketComments, commentKey(a.id, c.Seq)); err != nil {
 			return err

@@ -227,11 +227,11 @@ func writeDeadlineIndex(tx *persistence.Tx, prev, next *Page) error {
 
 // DueDeadlines lists pages with a timer due at or before now (at most limit).
 // err is a store that did not answer (nothing is due is no error).
-func DueDeadlines(store *persistence.Store, now time.Time, limit int) ([]DueTimer, error) {
-	var out []DueTimer
+func DueDeadlines(store *persistence.Store, now time.Time, limit int) ([]dueTimer, error) {
+	var out []dueTimer
 	err := store.View(func(tx *persistence.Tx) error {
 		for _, o := range tx.Due(bucketDeadlines, now, limit) {
-			out = append(out, DueTimer{PageID: o.ID, At: o.Time()})
+			out = append(out, dueTimer{PageID: o.ID, At: o.Time()})
 		}
 		return nil
 	})

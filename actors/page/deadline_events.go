@@ -25,10 +25,10 @@ type ApprovalEscalated struct {
 	DueAt      *time.Time
 }
 
-// PageOverdue is page.overdue: the due time DueAt of the page (StepID "") or of
+// pageOverdue is page.overdue: the due time DueAt of the page (StepID "") or of
 // a step passed with nobody deciding; OnTimeout says what follows ("action",
 // "escalate" or "none").
-type PageOverdue struct {
+type pageOverdue struct {
 	StepID    string
 	DueAt     time.Time
 	OnTimeout string
@@ -37,7 +37,7 @@ type PageOverdue struct {
 
 func (ApprovalReminderSent) EventType() string { return "approval.reminder_sent" }
 func (ApprovalEscalated) EventType() string    { return "approval.escalated" }
-func (PageOverdue) EventType() string          { return "page.overdue" }
+func (pageOverdue) EventType() string          { return "page.overdue" }
 
 func (d ApprovalReminderSent) stream(*Person) any {
 	recipients := d.Recipients
@@ -62,7 +62,7 @@ func (d ApprovalEscalated) stream(*Person) any {
 	}{d.Assignees, d.DueAt, d.EscalateTo, orNull(d.StepID)}
 }
 
-func (d PageOverdue) stream(*Person) any {
+func (d pageOverdue) stream(*Person) any {
 	return struct {
 		ActionID  *string   `json:"action_id"`
 		DueAt     time.Time `json:"due_at"`

@@ -191,7 +191,7 @@ func (a *Actor) markOverdue(c clock, due, now time.Time) error {
 	p := a.page
 	nd := *c.d
 	nd.Overdue = true
-	data := PageOverdue{StepID: p.stepID(c.step), DueAt: due, OnTimeout: "none"}
+	data := pageOverdue{StepID: p.stepID(c.step), DueAt: due, OnTimeout: "none"}
 	ot := nd.OnTimeout
 	if ot != nil && !nd.Fired {
 		if ot.ActionID != "" {
@@ -308,8 +308,8 @@ func (c *Chain) settle(at time.Time) {
 // busy elsewhere) is asked again soon, and a slow page is not flooded.
 const retell = time.Second
 
-// DueTimer is a row of the deadline index: a page and its next timer.
-type DueTimer struct {
+// dueTimer is a row of the deadline index: a page and its next timer.
+type dueTimer struct {
 	PageID string
 	At     time.Time
 }
@@ -323,7 +323,7 @@ type DueTimer struct {
 func RunDeadlines(d *Deps, pages Teller, every time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(every)
 	defer t.Stop()
-	told := map[DueTimer]time.Time{} // recently told, so a slow page is not flooded
+	told := map[dueTimer]time.Time{} // recently told, so a slow page is not flooded
 	for {
 		now := d.Now()
 		due, err := DueDeadlines(d.Store, now, 1000)

@@ -245,8 +245,8 @@ func checkOnTimeout(at string, raw json.RawMessage, p *Page, lim DeadlineLimits,
 	seen := map[string]bool{}
 	for i, id := range r.EscalateTo {
 		id = strings.TrimSpace(id)
-		if id == "" || len(id) > MaxIdentityChars {
-			return nil, fault.Field(fmt.Sprintf("%s.escalate_to[%d]", at, i), "format", "an identity is a non-empty e-mail address or name of at most %d characters", MaxIdentityChars)
+		if id == "" || len(id) > maxIdentityChars {
+			return nil, fault.Field(fmt.Sprintf("%s.escalate_to[%d]", at, i), "format", "an identity is a non-empty e-mail address or name of at most %d characters", maxIdentityChars)
 		}
 		if seen[strings.ToLower(id)] {
 			return nil, fault.Field(fmt.Sprintf("%s.escalate_to[%d]", at, i), "unique", "%q is listed twice", id)

@@ -20,7 +20,7 @@ type Event struct {
 	At       time.Time
 	// Data is the event's payload, one struct per event type (event_data.go); Type is
 	// always Data.EventType() for events the page emits. nil is an empty payload.
-	Data EventData
+	Data eventData
 	// Actor is who acted, where a person did (or an agent's key for a person, or a
 	// viewer): action.executed, form.submitted and page.viewed carry one.
 	Actor *Person
@@ -28,11 +28,11 @@ type Event struct {
 	body []byte // the sealed payload without its stream id (Seal)
 }
 
-// EventData is the payload of one event type. Its Go fields say what happened;
+// eventData is the payload of one event type. Its Go fields say what happened;
 // how an audience spells them is written once per audience: the streams and the
 // agent log in payload_data.go (stream), callbacks in actors/callback/body.go, the
 // audit log beside each command's audit entry.
-type EventData interface {
+type eventData interface {
 	// EventType is the type of the events this is the payload of ("action.executed").
 	EventType() string
 	// stream is the payload's `data` object on the streams: the owning agent's full
@@ -71,12 +71,12 @@ func (k *KeyRef) Label() string {
 }
 
 // newEvent is an event of page pageID with a fresh id; its type is the payload's.
-func newEvent(pageID, tenantID string, at time.Time, d EventData) Event {
+func newEvent(pageID, tenantID string, at time.Time, d eventData) Event {
 	return Event{ID: ids.New("evt"), Type: d.EventType(), PageID: pageID, TenantID: tenantID, At: at, Data: d}
 }
 
 // event is an event of the actor's page.
-func (a *Actor) event(at time.Time, d EventData) Event {
+func (a *Actor) event(at time.Time, d eventData) Event {
 	return newEvent(a.id, a.page.TenantID, at, d)
 }
 

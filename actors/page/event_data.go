@@ -8,15 +8,15 @@ import (
 )
 
 // The payloads of the events a page emits, one struct per event type. They hold Go
-// values only: each audience's spelling lives with its encoder (see EventData). A
+// values only: each audience's spelling lives with its encoder (see eventData). A
 // string field that may be absent is "" when it is; encoders write it as null or
 // leave it out, as their audience expects.
 
-// PageCreated is page.created: the new page's status (draft).
-type PageCreated struct{ Status string }
+// pageCreated is page.created: the new page's status (draft).
+type pageCreated struct{ Status string }
 
-// PagePublished is page.published: the page's status (active).
-type PagePublished struct{ Status string }
+// pagePublished is page.published: the page's status (active).
+type pagePublished struct{ Status string }
 
 // PageUpdated is page.updated: the request fields the update set, and the content
 // version after it.
@@ -25,11 +25,11 @@ type PageUpdated struct {
 	Version int
 }
 
-// PageRevoked is page.revoked.
-type PageRevoked struct{ Reason string }
+// pageRevoked is page.revoked.
+type pageRevoked struct{ Reason string }
 
-// PageRenewed is page.renewed: the new expiry time.
-type PageRenewed struct{ ExpiresAt time.Time }
+// pageRenewed is page.renewed: the new expiry time.
+type pageRenewed struct{ ExpiresAt time.Time }
 
 // PageExpired is page.expired: why ("timeout") and the expiry time that passed.
 type PageExpired struct {
@@ -111,8 +111,8 @@ type BlocksAppended struct {
 	NewBlocks []blocks.Block
 }
 
-// BlockUpdated is block.updated: the block as it is now.
-type BlockUpdated struct {
+// blockUpdated is block.updated: the block as it is now.
+type blockUpdated struct {
 	Version int
 	Block   blocks.Block
 }
@@ -124,14 +124,14 @@ type BlockInserted struct {
 	Block    blocks.Block
 }
 
-// BlocksReordered is blocks.reordered: every block id in the new order.
-type BlocksReordered struct {
+// blocksReordered is blocks.reordered: every block id in the new order.
+type blocksReordered struct {
 	Version  int
 	BlockIDs []string
 }
 
-// CommentAdded is comment.added.
-type CommentAdded struct {
+// commentAdded is comment.added.
+type commentAdded struct {
 	CommentID  string
 	Content    string
 	AuthorName string
@@ -143,14 +143,14 @@ type CommentAdded struct {
 	ParentID           string // "": not a reply
 }
 
-// CommentUpdated is comment.updated: the comment's new content.
-type CommentUpdated struct {
+// commentUpdated is comment.updated: the comment's new content.
+type commentUpdated struct {
 	CommentID string
 	Content   string
 }
 
-// CommentDeleted is comment.deleted.
-type CommentDeleted struct{ CommentID string }
+// commentDeleted is comment.deleted.
+type commentDeleted struct{ CommentID string }
 
 // FileUploaded is file.uploaded.
 type FileUploaded struct {
@@ -160,17 +160,17 @@ type FileUploaded struct {
 	SizeBytes int64
 }
 
-// FileDeleted is file.deleted.
-type FileDeleted struct {
+// fileDeleted is file.deleted.
+type fileDeleted struct {
 	FileID   string
 	Filename string
 }
 
-func (PageCreated) EventType() string            { return "page.created" }
-func (PagePublished) EventType() string          { return "page.published" }
+func (pageCreated) EventType() string            { return "page.created" }
+func (pagePublished) EventType() string          { return "page.published" }
 func (PageUpdated) EventType() string            { return "page.updated" }
-func (PageRevoked) EventType() string            { return "page.revoked" }
-func (PageRenewed) EventType() string            { return "page.renewed" }
+func (pageRevoked) EventType() string            { return "page.revoked" }
+func (pageRenewed) EventType() string            { return "page.renewed" }
 func (PageExpired) EventType() string            { return "page.expired" }
 func (PageCompleted) EventType() string          { return "page.completed" }
 func (PageViewed) EventType() string             { return "page.viewed" }
@@ -179,11 +179,11 @@ func (FormSubmitted) EventType() string          { return "form.submitted" }
 func (ApprovalStepCompleted) EventType() string  { return "approval.step_completed" }
 func (ApprovalChainCompleted) EventType() string { return "approval.chain_completed" }
 func (BlocksAppended) EventType() string         { return "blocks.appended" }
-func (BlockUpdated) EventType() string           { return "block.updated" }
+func (blockUpdated) EventType() string           { return "block.updated" }
 func (BlockInserted) EventType() string          { return "block.inserted" }
-func (BlocksReordered) EventType() string        { return "blocks.reordered" }
-func (CommentAdded) EventType() string           { return "comment.added" }
-func (CommentUpdated) EventType() string         { return "comment.updated" }
-func (CommentDeleted) EventType() string         { return "comment.deleted" }
+func (blocksReordered) EventType() string        { return "blocks.reordered" }
+func (commentAdded) EventType() string           { return "comment.added" }
+func (commentUpdated) EventType() string         { return "comment.updated" }
+func (commentDeleted) EventType() string         { return "comment.deleted" }
 func (FileUploaded) EventType() string           { return "file.uploaded" }
-func (FileDeleted) EventType() string            { return "file.deleted" }
+func (fileDeleted) EventType() string            { return "file.deleted" }

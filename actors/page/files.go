@@ -152,12 +152,12 @@ func (m *ListFiles) run(a *Actor) any    { return a.listFiles(m) }
 func (m *GetFile) run(a *Actor) any      { return a.getFile(m) }
 func (m *DeleteFile) run(a *Actor) any   { return a.deleteFile(m) }
 
-// SanitizeFilename makes a client's filename safe as the last part of a storage key
+// sanitizeFilename makes a client's filename safe as the last part of a storage key
 // and in a Content-Disposition header: only its last path element is kept; control
 // characters are dropped; separators, quotes, reserved and space characters become
 // "_"; leading dots are removed (no "..", no hidden files); at most 200 characters.
 // An empty result is "file".
-func SanitizeFilename(name string) string {
+func sanitizeFilename(name string) string {
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
 		name = name[i+1:]
 	}
@@ -307,7 +307,7 @@ func (a *Actor) presign(m *PresignFile) any {
 	if err := a.storageRoom(next, *req.SizeBytes); err != nil {
 		return err
 	}
-	name := SanitizeFilename(*req.Filename)
+	name := sanitizeFilename(*req.Filename)
 	key := a.keyPrefix() + strconv.FormatInt(now.UnixMilli(), 10) + "_" + name
 	for _, u := range next.Uploads {
 		if u.Key == key {
@@ -367,7 +367,7 @@ func (a *Actor) storageRoom(p *Page, size int64) error {
 	if limit <= 0 {
 		return nil
 	}
-	used, err := StoredOf(a.deps.Store, p.TenantID)
+	used, err := storedOf(a.deps.Store, p.TenantID)
 	if err != nil {
 		return err
 	}
@@ -376,7 +376,7 @@ func (a *Actor) storageRoom(p *Page, size int64) error {
 		pending += u.Size
 	}
 	if used.Total()+pending > limit {
-		return StorageFull(limit, used, pending)
+		return storageFull(limit, used, pending)
 	}
 	return nil
 }
@@ -391,7 +391,7 @@ func (a *Actor) ownKey(key string) bool {
 	if !ok || millis == "" || strings.Trim(millis, "0123456789") != "" || len(millis) > 15 {
 		return false
 	}
-	return SanitizeFilename(name) == name
+	return sanitizeFilename(name) == name
 }
 
 func (a *Actor) completeFile(m *CompleteFile) any {
@@ -434,7 +434,7 @@ func (a *Actor) completeFile(m *CompleteFile) any {
 		if len(*req.Filename) > 1024 {
 			return fault.Limit("filename", "max_length", 1024, "filename has at most 1024 bytes")
 		}
-		name = SanitizeFilename(*req.Filename)
+		name = sanitizeFilename(*req.Filename)
 	}
 	var taken bool
 	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
@@ -570,7 +570,7 @@ func (a *Actor) deleteFile(m *DeleteFile) any {
 	}
 	next.FileBytes = max(next.FileBytes-f.SizeBytes, 0)
 	entry := audit.New("file.deleted", m.Agent, a.id, now, map[string]any{"file_id": f.ID, "filename": f.Filename})
-	ev := a.event(now, FileDeleted{FileID: f.ID, Filename: f.Filename})
+	ev := a.event(now, fileDeleted{FileID: f.ID, Filename: f.Filename})
 	del := func(tx *persistence.Tx) error {
 		if err := tx.Delete(bucketFiles, commentKey(a.id, f.Seq)); err != nil {
 			return err

@@ -55,9 +55,9 @@ func filesDueKey(p *Page) []byte {
 	return persistence.DueKey(at, p.ID)
 }
 
-// DueFiles lists pages that ended at or before endedBy and still have files (at
+// dueFiles lists pages that ended at or before endedBy and still have files (at
 // most limit). err is a store that did not answer (nothing is due is no error).
-func DueFiles(store *persistence.Store, endedBy time.Time, limit int) ([]string, error) {
+func dueFiles(store *persistence.Store, endedBy time.Time, limit int) ([]string, error) {
 	var out []string
 	err := store.View(func(tx *persistence.Tx) error {
 		for _, o := range tx.Due(bucketFilesDue, endedBy, limit) {
@@ -75,7 +75,7 @@ func RunFileRetention(d *Deps, pages Teller, every time.Duration, stop <-chan st
 	told := map[string]time.Time{} // recently told, so a slow page is not flooded
 	for {
 		now := d.Now()
-		due, err := DueFiles(d.Store, now.Add(-d.files().Retention), 1000)
+		due, err := dueFiles(d.Store, now.Add(-d.files().Retention), 1000)
 		if err != nil && d.Log != nil { // the next round asks again
 			d.Log.Warn("file retention: the store did not answer", "err", err)
 		}
@@ -131,7 +131,7 @@ func (a *Actor) dropFiles() any {
 	events := make([]Event, 0, len(files))
 	for _, f := range files {
 		bytes += f.SizeBytes
-		events = append(events, a.event(now, FileDeleted{FileID: f.ID, Filename: f.Filename}))
+		events = append(events, a.event(now, fileDeleted{FileID: f.ID, Filename: f.Filename}))
 	}
 	next := p.clone()
 	next.FileCount, next.FileBytes, next.Uploads = 0, 0, nil

@@ -21,11 +21,11 @@ func TestSanitizeFilename(t *testing.T) {
 		"semi;colon\"q\".txt": "semi_colon_q_.txt",
 		"\u202eevil.exe":      "evil.exe",
 	} {
-		if got := SanitizeFilename(in); got != want {
-			t.Errorf("SanitizeFilename(%q) = %q, want %q", in, got, want)
+		if got := sanitizeFilename(in); got != want {
+			t.Errorf("sanitizeFilename(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := []rune(SanitizeFilename(long)); len(got) != MaxFilenameChars {
+	if got := []rune(sanitizeFilename(long)); len(got) != MaxFilenameChars {
 		t.Errorf("long name kept %d characters", len(got))
 	}
 }

@@ -344,14 +344,14 @@ func optionErr(f formField, x any) *fault.Error {
 // FormPrefix is how an HTML form names a form block's field: "form_data.<field_id>".
 const FormPrefix = "form_data."
 
-// FormDataFromValues builds form_data from an HTML form's values, typed by the
+// formDataFromValues builds form_data from an HTML form's values, typed by the
 // page's form fields, so that a browser's submission and an agent's JSON are
 // checked by the same rules (checkFormData): numbers become numbers (or stay text,
 // which the check then refuses with the field's own message), a checkbox is true
 // when sent and false when not, a multi_select is the list of its checked options,
 // options take their declared type, and an empty optional field is left out. nil
 // when the page has no form fields.
-func FormDataFromValues(p *Page, values map[string][]string) json.RawMessage {
+func formDataFromValues(p *Page, values map[string][]string) json.RawMessage {
 	fields, ok := formFields(p.Blocks)
 	if !ok || len(fields) == 0 {
 		return nil

@@ -74,7 +74,7 @@ func (a *Actor) publishDraft(m *PublishDraft) any {
 	}
 	next.Status, next.PublishedAt, next.UpdatedAt = Active, &now, now
 	entry := audit.New("page.published", m.Agent, a.id, now, map[string]any{"expires_at": next.ExpiresAt})
-	ev := a.event(now, PagePublished{Status: Active})
+	ev := a.event(now, pagePublished{Status: Active})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (a *Actor) revoke(m *Revoke) any {
 	next := a.page.clone()
 	next.Status, next.RevokedAt, next.RevokeReason, next.UpdatedAt = Revoked, &now, m.Reason, now
 	entry := audit.New("page.revoked", m.Agent, a.id, now, map[string]any{"reason": m.Reason, "previous": prev})
-	ev := a.event(now, PageRevoked{Reason: m.Reason})
+	ev := a.event(now, pageRevoked{Reason: m.Reason})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (a *Actor) renew(m *Renew) any {
 	next := a.page.clone()
 	next.Status, next.ExpiresAt, next.UpdatedAt = Active, &exp, now
 	entry := audit.New("page.renewed", m.Agent, a.id, now, map[string]any{"expires_at": exp, "previous": prev})
-	ev := a.event(now, PageRenewed{ExpiresAt: exp})
+	ev := a.event(now, pageRenewed{ExpiresAt: exp})
 	if err := a.apply(next, []audit.Entry{entry}, []Event{ev}); err != nil {
 		return err
 	}

@@ -88,10 +88,10 @@ func appendJSONString(dst []byte, s string) []byte {
 // FrameOf encodes e into a frame.
 func FrameOf(e *Event) *frame.Frame { return frame.New(e.Seq, e.Type, e.StreamID(), EncodeEvent(e)) }
 
-// PublicEvent tells whether an event type goes to the page's own streams. Events that
+// publicEvent tells whether an event type goes to the page's own streams. Events that
 // carry a viewer's private input or identity (page.viewed, form.submitted) go only to
 // the owning agent (agent stream, inbox, callbacks).
-func PublicEvent(typ string) bool {
+func publicEvent(typ string) bool {
 	return typ != "page.viewed" && typ != "form.submitted"
 }
 
@@ -106,9 +106,9 @@ type withPrivate interface {
 // payloads read back from the agent log.
 var privateKeys = []string{"form_data", "comment", "receipt"}
 
-// PublicFrameOf encodes e for the page's public streams: the agent's frame unless its
+// publicFrameOf encodes e for the page's public streams: the agent's frame unless its
 // data holds private fields, which are left out.
-func PublicFrameOf(e *Event) *frame.Frame {
+func publicFrameOf(e *Event) *frame.Frame {
 	p, ok := e.Data.(withPrivate)
 	if !ok {
 		return FrameOf(e)
@@ -136,7 +136,7 @@ func PublicFrameOfPayload(seq uint64, payload []byte) (f *frame.Frame, ok bool) 
 	var p storedPayload
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.UseNumber() // numbers come back exactly as they were encoded
-	if err := dec.Decode(&p); err != nil || !PublicEvent(p.Type) {
+	if err := dec.Decode(&p); err != nil || !publicEvent(p.Type) {
 		return nil, false
 	}
 	at, err := time.Parse(time.RFC3339Nano, p.Timestamp)

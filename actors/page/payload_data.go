@@ -16,13 +16,13 @@ import (
 // replays (PublicFrameOfPayload re-encodes the stored data that way) and the clients
 // that compare bytes all rely on that order.
 
-func (d PageCreated) stream(*Person) any {
+func (d pageCreated) stream(*Person) any {
 	return struct {
 		Status string `json:"status"`
 	}{d.Status}
 }
 
-func (d PagePublished) stream(*Person) any {
+func (d pagePublished) stream(*Person) any {
 	return struct {
 		Status string `json:"status"`
 	}{d.Status}
@@ -35,13 +35,13 @@ func (d PageUpdated) stream(*Person) any {
 	}{d.Fields, d.Version}
 }
 
-func (d PageRevoked) stream(*Person) any {
+func (d pageRevoked) stream(*Person) any {
 	return struct {
 		Reason string `json:"reason"`
 	}{d.Reason}
 }
 
-func (d PageRenewed) stream(*Person) any {
+func (d pageRenewed) stream(*Person) any {
 	return struct {
 		ExpiresAt time.Time `json:"expiresAt"`
 	}{d.ExpiresAt}
@@ -165,7 +165,7 @@ func (d BlocksAppended) stream(*Person) any {
 	}{d.NewBlocks, d.Version}
 }
 
-func (d BlockUpdated) stream(*Person) any {
+func (d blockUpdated) stream(*Person) any {
 	return struct {
 		Block   blocks.Block `json:"block"`
 		Version int          `json:"version"`
@@ -180,14 +180,14 @@ func (d BlockInserted) stream(*Person) any {
 	}{d.Block, d.Position, d.Version}
 }
 
-func (d BlocksReordered) stream(*Person) any {
+func (d blocksReordered) stream(*Person) any {
 	return struct {
 		BlockIDs []string `json:"blockIds"`
 		Version  int      `json:"version"`
 	}{d.BlockIDs, d.Version}
 }
 
-func (d CommentAdded) stream(*Person) any {
+func (d commentAdded) stream(*Person) any {
 	return struct {
 		AuthorName string `json:"authorName"`
 		AuthorType string `json:"authorType"`
@@ -201,14 +201,14 @@ func (d CommentAdded) stream(*Person) any {
 	}{d.AuthorName, d.AuthorType, d.BlockID, d.LineStart, d.LineEnd, d.LineSide, d.CommentID, d.Content, d.ParentID}
 }
 
-func (d CommentUpdated) stream(*Person) any {
+func (d commentUpdated) stream(*Person) any {
 	return struct {
 		CommentID string `json:"commentId"`
 		Content   string `json:"content"`
 	}{d.CommentID, d.Content}
 }
 
-func (d CommentDeleted) stream(*Person) any {
+func (d commentDeleted) stream(*Person) any {
 	return struct {
 		CommentID string `json:"commentId"`
 	}{d.CommentID}
@@ -223,7 +223,7 @@ func (d FileUploaded) stream(*Person) any {
 	}{d.FileID, d.Filename, d.MimeType, d.SizeBytes}
 }
 
-func (d FileDeleted) stream(*Person) any {
+func (d fileDeleted) stream(*Person) any {
 	return struct {
 		FileID   string `json:"fileId"`
 		Filename string `json:"filename"`

@@ -12,13 +12,13 @@ import (
 
 // everyPayload is one payload of every event type the page emits, every optional
 // field set.
-func everyPayload() []EventData {
+func everyPayload() []eventData {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	comment := "ok"
 	b := blocks.Block{ID: "b_1", Type: "text", Data: json.RawMessage(`{"content":"x"}`)}
-	return []EventData{
-		PageCreated{Status: Draft}, PagePublished{Status: Active}, PageUpdated{Fields: []string{"title"}, Version: 2},
-		PageRevoked{Reason: "r"}, PageRenewed{ExpiresAt: at}, PageExpired{Reason: "timeout", ExpiredAt: at},
+	return []eventData{
+		pageCreated{Status: Draft}, pagePublished{Status: Active}, PageUpdated{Fields: []string{"title"}, Version: 2},
+		pageRevoked{Reason: "r"}, pageRenewed{ExpiresAt: at}, PageExpired{Reason: "timeout", ExpiredAt: at},
 		PageCompleted{ActionID: "approve", Decision: DecisionApproved}, PageViewed{ViewCount: 1, UserAgent: "ua"},
 		ActionExecuted{ActionID: "approve", ActionLabel: "Approve", Comment: &comment, Decision: DecisionApproved,
 			FormData: json.RawMessage(`{"x":1}`), PageState: PageState{Previous: Active, Current: Completed},
@@ -26,11 +26,11 @@ func everyPayload() []EventData {
 		FormSubmitted{ActionID: "submit", FormData: json.RawMessage(`{"x":1}`)},
 		ApprovalStepCompleted{StepID: "s1", StepName: "One", Decision: DecisionApproved, DecidedBy: "a@x", NextStep: "s2"},
 		ApprovalChainCompleted{FinalDecision: DecisionApproved, Steps: []StepSummary{{StepID: "s1", Decision: DecisionApproved}}},
-		BlocksAppended{Version: 2, NewBlocks: []blocks.Block{b}}, BlockUpdated{Version: 3, Block: b},
-		BlockInserted{Version: 4, Position: 0, Block: b}, BlocksReordered{Version: 5, BlockIDs: []string{"b_1"}},
-		CommentAdded{CommentID: "cmt_1", Content: "c", AuthorName: "n", AuthorType: "user", BlockID: "b_1", ParentID: "cmt_0"},
-		CommentUpdated{CommentID: "cmt_1", Content: "c"}, CommentDeleted{CommentID: "cmt_1"},
-		FileUploaded{FileID: "file_1", Filename: "f", MimeType: "text/plain", SizeBytes: 1}, FileDeleted{FileID: "file_1", Filename: "f"},
+		BlocksAppended{Version: 2, NewBlocks: []blocks.Block{b}}, blockUpdated{Version: 3, Block: b},
+		BlockInserted{Version: 4, Position: 0, Block: b}, blocksReordered{Version: 5, BlockIDs: []string{"b_1"}},
+		commentAdded{CommentID: "cmt_1", Content: "c", AuthorName: "n", AuthorType: "user", BlockID: "b_1", ParentID: "cmt_0"},
+		commentUpdated{CommentID: "cmt_1", Content: "c"}, commentDeleted{CommentID: "cmt_1"},
+		FileUploaded{FileID: "file_1", Filename: "f", MimeType: "text/plain", SizeBytes: 1}, fileDeleted{FileID: "file_1", Filename: "f"},
 	}
 }
 
@@ -92,7 +92,7 @@ func unsortedKeys(dec *json.Decoder) string {
 }
 
 // publicData is d's data on the page's public streams.
-func publicData(d EventData, by *Person) any {
+func publicData(d eventData, by *Person) any {
 	if p, ok := d.(withPrivate); ok {
 		return p.publicStream(by)
 	}

@@ -30,7 +30,7 @@ func Prepare(d *Deps, id string, c Caller, req *Request, publish bool) (*Prepare
 		return nil, err
 	}
 	entries := []audit.Entry{audit.New("page.created", c.Agent, id, now, map[string]any{"title": p.Title, "status": Draft})}
-	events := []Event{newEvent(id, p.TenantID, now, PageCreated{Status: Draft})}
+	events := []Event{newEvent(id, p.TenantID, now, pageCreated{Status: Draft})}
 	if publish {
 		p.Status, p.PublishedAt = Active, &now
 		if p.ExpiresAt == nil {
@@ -38,7 +38,7 @@ func Prepare(d *Deps, id string, c Caller, req *Request, publish bool) (*Prepare
 			p.ExpiresAt = &exp
 		}
 		entries = append(entries, audit.New("page.published", c.Agent, id, now, map[string]any{"expires_at": p.ExpiresAt}))
-		events = append(events, newEvent(id, p.TenantID, now, PagePublished{Status: Active}))
+		events = append(events, newEvent(id, p.TenantID, now, pagePublished{Status: Active}))
 	}
 	return &Prepared{Page: p, Warnings: warnings, entries: entries, events: events}, nil
 }

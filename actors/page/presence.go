@@ -26,15 +26,15 @@ import (
 // DefaultPresenceEvery is the shortest interval between two presence frames of a page.
 const DefaultPresenceEvery = time.Second
 
-// PresenceNames bounds how many people (and how many agents) one presence frame
+// presenceNames bounds how many people (and how many agents) one presence frame
 // names; the rest are counted in `others`.
-const PresenceNames = 20
+const presenceNames = 20
 
 // PresenceData is the data of a `presence` frame.
 type PresenceData struct {
 	People    []string `json:"people"`    // verified addresses of signed-in viewers, sorted, each once
 	Agents    []string `json:"agents"`    // agents of the API keys watching, sorted, each once
-	Others    int      `json:"others"`    // people and agents beyond the PresenceNames named
+	Others    int      `json:"others"`    // people and agents beyond the presenceNames named
 	Anonymous int      `json:"anonymous"` // streams open without a credential
 }
 
@@ -131,7 +131,7 @@ func (s *subscribers) presence() PresenceData {
 		all []string
 		to  *[]string
 	}{{people, &d.People}, {agents, &d.Agents}} {
-		n := min(len(names.all), PresenceNames)
+		n := min(len(names.all), presenceNames)
 		*names.to = append(*names.to, names.all[:n]...)
 		d.Others += len(names.all) - n
 	}

@@ -43,7 +43,7 @@ type ActionRequest struct {
 	FormData json.RawMessage `json:"form_data"`
 	// FormValues is what an HTML form sends instead of form_data: each form field's
 	// values as typed (name "form_data.<field_id>" without the prefix). The page
-	// types them by its form fields (FormDataFromValues), so a browser's submission
+	// types them by its form fields (formDataFromValues), so a browser's submission
 	// is checked by the same rules as an agent's JSON. Ignored when form_data is set.
 	FormValues map[string][]string `json:"form_values"`
 	// PageVersion is the content version the person decided on (the page's

@@ -66,8 +66,8 @@ func Stored(tx *persistence.Tx, tenant string) StoredBytes {
 	}
 }
 
-// StoredOf reads a tenant's committed stored bytes.
-func StoredOf(store *persistence.Store, tenant string) (StoredBytes, error) {
+// storedOf reads a tenant's committed stored bytes.
+func storedOf(store *persistence.Store, tenant string) (StoredBytes, error) {
 	var s StoredBytes
 	err := store.View(func(tx *persistence.Tx) error {
 		s = Stored(tx, tenant)
@@ -76,9 +76,9 @@ func StoredOf(store *persistence.Store, tenant string) (StoredBytes, error) {
 	return s, err
 }
 
-// StorageFull is the refusal of a write that would take a tenant past its plan's
+// storageFull is the refusal of a write that would take a tenant past its plan's
 // storage quota: 413, naming the limit and what to do.
-func StorageFull(limit int64, used StoredBytes, adding int64) *fault.Error {
+func storageFull(limit int64, used StoredBytes, adding int64) *fault.Error {
 	return fault.New(fault.TooLarge,
 		fmt.Sprintf("the workspace's storage quota of %s is reached (%s stored, this file needs %s more): delete files or pages it no longer needs, or move to a larger plan",
 			HumanBytes(limit), HumanBytes(used.Total()), HumanBytes(adding)),
@@ -94,7 +94,7 @@ func checkStorage(tx *persistence.Tx, tenant string, limit, adding int64) error 
 		return nil
 	}
 	if used := Stored(tx, tenant); used.Total()+adding > limit {
-		return StorageFull(limit, used, adding)
+		return storageFull(limit, used, adding)
 	}
 	return nil
 }

@@ -46,10 +46,10 @@ func TestMigrateStorageCountsFilesStoredBeforeAndIndexesEndedPages(t *testing.T)
 		if err := MigrateStorage(store); err != nil {
 			t.Fatal(err)
 		}
-		if s, _ := StoredOf(store, "ten_a"); s.Files != want {
+		if s, _ := storedOf(store, "ten_a"); s.Files != want {
 			t.Fatalf("run %d: file bytes after the migration: %d, want %d", run, s.Files, want)
 		}
-		if due, err := DueFiles(store, time.Now(), 10); err != nil || len(due) != 1 || due[0] != "pg_done" {
+		if due, err := dueFiles(store, time.Now(), 10); err != nil || len(due) != 1 || due[0] != "pg_done" {
 			t.Fatalf("pages due for file retention: %v, want [pg_done]", due)
 		}
 		if err := store.Update(func(tx *persistence.Tx) error { return AddStored(tx, "ten_a", StoredFiles, 7) }); err != nil {

@@ -237,8 +237,8 @@ func (a *Actor) fanout(events []Event) {
 	}
 	frames := make([]*frame.Frame, 0, len(events))
 	for i := range events {
-		if PublicEvent(events[i].Type) {
-			frames = append(frames, PublicFrameOf(&events[i]))
+		if publicEvent(events[i].Type) {
+			frames = append(frames, publicFrameOf(&events[i]))
 		}
 	}
 	a.fanoutFrames(frames)

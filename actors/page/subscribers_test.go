@@ -32,7 +32,7 @@ func (f *fakeSub) Send(fr *frame.Frame) bool {
 // eventId, data (and actor when a person acted) and never a raw newline.
 func TestFrameIsOneEncodingForEveryStream(t *testing.T) {
 	e := Event{ID: "evt_1", Seq: 42, Type: "comment.added", PageID: "pg_1", TenantID: "t", At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Data: CommentAdded{Content: "line1\nline2 <b>"}, Actor: &Person{Identity: "a@b"}}
+		Data: commentAdded{Content: "line1\nline2 <b>"}, Actor: &Person{Identity: "a@b"}}
 	f := FrameOf(&e)
 	if string(f.SSE) != "id: 42\ndata: "+string(f.JSON)+"\n\n" || !f.Comment || f.Seq != 42 {
 		t.Fatalf("frame %q", f.SSE)
@@ -84,7 +84,7 @@ func TestSealedEventKeepsItsPayloadWhenTheLogNumbersIt(t *testing.T) {
 	if err := json.Unmarshal(EncodeEvent(&sealed), &p); err != nil || p.ID != "7" || p.EventID != "evt_0AbC" || p.Data.(map[string]any)["comment"] != "ok \"quoted\" <&>" {
 		t.Fatalf("payload %+v (%v)", p, err)
 	}
-	if pub := PublicFrameOf(&sealed); strings.Contains(string(pub.JSON), "comment") || !strings.Contains(string(pub.JSON), `"id":"7"`) {
+	if pub := publicFrameOf(&sealed); strings.Contains(string(pub.JSON), "comment") || !strings.Contains(string(pub.JSON), `"id":"7"`) {
 		t.Fatalf("public frame of a sealed event: %s", pub.JSON) // the seal holds the private fields
 	}
 	unnumbered := fresh() // no agent log: the stream id is the event id
@@ -137,7 +137,7 @@ func TestReplayedFramesMatchLiveOnes(t *testing.T) {
 	numbered := Event{ID: "evt_3", Seq: 11, Type: "page.updated", PageID: "pg_1", TenantID: "t", At: e.At,
 		Data: PageUpdated{Fields: []string{"title"}, Version: 9007199254740993}}
 	for _, e := range []Event{e, numbered} {
-		live := PublicFrameOf(&e)
+		live := publicFrameOf(&e)
 		replayed, ok := PublicFrameOfPayload(e.Seq, EncodeEvent(&e))
 		if !ok {
 			t.Fatal("a public event was refused")

@@ -46,8 +46,8 @@ var (
 	actionStyles = map[string]bool{"primary": true, "secondary": true, "danger": true}
 )
 
-// CheckVersion enforces the request `version` rule: 1.x accepted, another major 400.
-func CheckVersion(v *string) error {
+// checkVersion enforces the request `version` rule: 1.x accepted, another major 400.
+func checkVersion(v *string) error {
 	if v == nil {
 		return nil
 	}
@@ -67,7 +67,7 @@ func CheckVersion(v *string) error {
 // requires a title and fills defaults. It returns the advisory warnings.
 func apply(p *Page, req *Request, creating bool, lim Limits, now time.Time) ([]string, error) {
 	before := *p // the content as it was: apply replaces fields, never mutates their values
-	if err := CheckVersion(req.Version); err != nil {
+	if err := checkVersion(req.Version); err != nil {
 		return nil, err
 	}
 	if creating && (req.Title == nil || strings.TrimSpace(*req.Title) == "") {

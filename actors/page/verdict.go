@@ -9,9 +9,9 @@ package page
 // agent's stream and callback) and leaves the page active; it never decides an
 // approval step, and each person executes it at most once.
 
-// DecisionNone is the stored decision of an action declared `decision: "none"`: a
+// decisionNone is the stored decision of an action declared `decision: "none"`: a
 // neutral outcome, neither approval nor rejection, even when it completes the page.
-const DecisionNone = "none"
+const decisionNone = "none"
 
 // OutcomeNone is the outcome of an execution that neither approved nor rejected.
 const OutcomeNone = "none"

@@ -259,13 +259,13 @@ func plural(n int, word string) string {
 // ContentHash is the hash of the page's canonical content (see the top of this
 // file): "sha256:" and 64 hex digits.
 func ContentHash(p *Page) string {
-	sum := sha256.Sum256(CanonicalContent(p))
+	sum := sha256.Sum256(canonicalContent(p))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// CanonicalContent is the canonical bytes of the page's title, summary, blocks and
+// canonicalContent is the canonical bytes of the page's title, summary, blocks and
 // actions (see the top of this file).
-func CanonicalContent(p *Page) []byte {
+func canonicalContent(p *Page) []byte {
 	acts := make([]any, len(p.Actions))
 	for i, a := range p.Actions {
 		m := map[string]any{"action_id": a.ActionID, "label": a.Label}

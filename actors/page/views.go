@@ -14,15 +14,15 @@ import (
 // address + user agent computed by the transport, never the address itself) counts
 // once toward unique viewers. page.viewed (for the owning agent and its callbacks,
 // never the public streams) is emitted for a viewer's first view and then at most
-// once per ViewEventEvery. Views are not audited.
+// once per viewEventEvery. Views are not audited.
 
 const (
 	bucketDailyViews = "page_views"   // pageId 0x00 YYYY-MM-DD -> count (U64)
 	bucketViewers    = "page_viewers" // pageId 0x00 viewerHash -> last page.viewed (unix nanos, U64)
 )
 
-// ViewEventEvery is the least time between two page.viewed events of one viewer.
-const ViewEventEvery = 30 * time.Minute
+// viewEventEvery is the least time between two page.viewed events of one viewer.
+const viewEventEvery = 30 * time.Minute
 
 // View counts one view. Hash identifies the viewer (salted; at most 64 bytes).
 type View struct {
@@ -85,7 +85,7 @@ func (a *Actor) view(m *View) any {
 		next.UniqueViewers++
 	}
 	var events []Event
-	emit := lastEvent == nil || now.Sub(time.Unix(0, int64(persistence.ReadU64(lastEvent)))) >= ViewEventEvery
+	emit := lastEvent == nil || now.Sub(time.Unix(0, int64(persistence.ReadU64(lastEvent)))) >= viewEventEvery
 	if emit {
 		ev := a.event(now, PageViewed{ViewCount: next.Stats.ViewCount, UserAgent: ua})
 		ev.Actor = &Person{Identity: "anonymous", AuthMethod: AuthNone}

@@ -16,8 +16,8 @@ type Lifetimes struct {
 	Flow      time.Duration // an OAuth sign-in in progress (10 minutes)
 }
 
-// DefaultLifetimes are the lifetimes of a node that sets none.
-var DefaultLifetimes = Lifetimes{Session: 30 * 24 * time.Hour, Link: 15 * time.Minute, ClaimLink: 72 * time.Hour, Flow: 10 * time.Minute}
+// defaultLifetimes are the lifetimes of a node that sets none.
+var defaultLifetimes = Lifetimes{Session: 30 * 24 * time.Hour, Link: 15 * time.Minute, ClaimLink: 72 * time.Hour, Flow: 10 * time.Minute}
 
 // Errors of the directory.
 var (
@@ -48,7 +48,7 @@ const maxCached = 100_000
 
 // NewDirectory opens the directory on store; zero lifetimes take the defaults.
 func NewDirectory(store *persistence.Store, now func() time.Time, life Lifetimes) *Directory {
-	d := DefaultLifetimes
+	d := defaultLifetimes
 	if life.Session > 0 {
 		d.Session = life.Session
 	}

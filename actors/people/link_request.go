@@ -8,10 +8,10 @@ import (
 	"folio/actors/model/formats"
 )
 
-// LinkRequest is a request for a sign-in link, checked (CheckLinkRequest): the
+// linkRequest is a request for a sign-in link, checked (CheckLinkRequest): the
 // address normalized, the page it is for (may be empty) and where the sign-in
 // leads, a path on this service.
-type LinkRequest struct {
+type linkRequest struct {
 	Email, PageID, Redirect string
 }
 
@@ -20,21 +20,21 @@ type LinkRequest struct {
 // a page id no longer than any real one, and a redirect on one of origins (this
 // service's own addresses; SafeRedirect). Whether a mail then goes out is decided
 // later, away from the request, so the answer says nothing about the address.
-func CheckLinkRequest(email, pageID, redirect string, origins ...string) (LinkRequest, error) {
+func CheckLinkRequest(email, pageID, redirect string, origins ...string) (linkRequest, error) {
 	email = NormalEmail(email)
 	switch {
 	case email == "":
-		return LinkRequest{}, fault.Field("email", "required", "email is required")
+		return linkRequest{}, fault.Field("email", "required", "email is required")
 	case len(email) > 254 || !formats.Email(email):
-		return LinkRequest{}, fault.Field("email", "email", "email must be a plain e-mail address")
+		return linkRequest{}, fault.Field("email", "email", "email must be a plain e-mail address")
 	case len(pageID) > 64:
-		return LinkRequest{}, fault.Field("pageId", "max_length", "pageId has at most 64 characters")
+		return linkRequest{}, fault.Field("pageId", "max_length", "pageId has at most 64 characters")
 	}
 	to, err := SafeRedirect(redirect, pageID, origins...)
 	if err != nil {
-		return LinkRequest{}, err
+		return linkRequest{}, err
 	}
-	return LinkRequest{Email: email, PageID: pageID, Redirect: to}, nil
+	return linkRequest{Email: email, PageID: pageID, Redirect: to}, nil
 }
 
 // SafeRedirect is where a sign-in may lead: a path on this service, or an absolute

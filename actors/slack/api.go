@@ -16,9 +16,9 @@ import (
 	"folio/persistence"
 )
 
-// DefaultAPIURL is Slack's Web API; --slack-api-url replaces it (tests use a fake
+// defaultAPIURL is Slack's Web API; --slack-api-url replaces it (tests use a fake
 // Slack of their own).
-const DefaultAPIURL = "https://slack.com/api"
+const defaultAPIURL = "https://slack.com/api"
 
 // defaultResponseOrigin is where Slack's response_url addresses live.
 const defaultResponseOrigin = "https://hooks.slack.com"
@@ -68,7 +68,7 @@ var errNotConfigured = &APIError{Method: "chat.postMessage", Code: "not_configur
 
 func (c *Client) base() string {
 	if c.BaseURL == "" {
-		return DefaultAPIURL
+		return defaultAPIURL
 	}
 	return strings.TrimRight(c.BaseURL, "/")
 }
@@ -187,7 +187,7 @@ func (c *Client) UserInfo(ctx context.Context, token, user string) (*User, error
 // the fake Slack's when --slack-api-url points elsewhere. Nothing else is posted to,
 // whatever a payload says.
 func (c *Client) responseOrigin() string {
-	if c.BaseURL == "" || c.BaseURL == DefaultAPIURL {
+	if c.BaseURL == "" || c.BaseURL == defaultAPIURL {
 		return defaultResponseOrigin
 	}
 	u, err := url.Parse(c.BaseURL)

@@ -18,7 +18,7 @@ import (
 
 // A click on a button of a Folio message reaches POST
 // /v1/integrations/slack/interactions. Nothing in it is believed before its
-// signature is checked: the timestamp first (older than MaxSkew: refused), then
+// signature is checked: the timestamp first (older than maxSkew: refused), then
 // the signature with the signing secret of the tenant the button names. A request
 // that fails either is refused (401) and changes nothing. A verified click is then
 // answered 200 whatever happens, and the person hears in Slack: the message is

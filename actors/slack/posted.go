@@ -12,9 +12,9 @@ import (
 // written in the commit of the delivery attempt that posted the message.
 const bucketPosted = "slack_posted"
 
-// MaxPosted bounds the messages of one page and channel that are read back: a
+// maxPosted bounds the messages of one page and channel that are read back: a
 // notification and its reminders (remind.max is at most 10 by default).
-const MaxPosted = 64
+const maxPosted = 64
 
 func postedPrefix(pageID, channel string) []byte {
 	k := append([]byte(pageID), 0)
@@ -28,7 +28,7 @@ func PutPosted(tx *persistence.Tx, pageID string, at Posted) error {
 }
 
 // PostedMessages are the ts of the messages posted about pageID in channel (at
-// most MaxPosted, oldest first).
+// most maxPosted, oldest first).
 func PostedMessages(store *persistence.Store, pageID, channel string) ([]string, error) {
 	var out []string
 	prefix := postedPrefix(pageID, channel)
@@ -36,7 +36,7 @@ func PostedMessages(store *persistence.Store, pageID, channel string) ([]string,
 		out = out[:0]
 		tx.Scan(bucketPosted, prefix, false, func(k, _ []byte) bool {
 			out = append(out, string(k[len(prefix):]))
-			return len(out) < MaxPosted
+			return len(out) < maxPosted
 		})
 		return nil
 	})

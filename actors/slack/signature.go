@@ -15,9 +15,9 @@ import (
 // X-Slack-Signature is "v0=" + hex(HMAC-SHA256(signing secret, "v0:" + timestamp +
 // ":" + the raw body)).
 
-// MaxSkew is how far a request's timestamp may be from our clock: an older request
+// maxSkew is how far a request's timestamp may be from our clock: an older request
 // is a replay and is refused whatever its signature.
-const MaxSkew = 5 * time.Minute
+const maxSkew = 5 * time.Minute
 
 // Sign is the X-Slack-Signature of body sent at ts (tests sign as Slack does).
 func Sign(secret string, ts int64, body []byte) string {
@@ -35,7 +35,7 @@ func checkTimestamp(header string, now time.Time) error {
 		return refused("X-Slack-Request-Timestamp is missing or not a Unix time", "timestamp")
 	}
 	skew := now.Sub(time.Unix(ts, 0))
-	if skew > MaxSkew || skew < -MaxSkew {
+	if skew > maxSkew || skew < -maxSkew {
 		return refused("the request is older than 5 minutes (or from the future): a replay is refused; Slack sends a fresh request on every click", "timestamp")
 	}
 	return nil

@@ -233,7 +233,7 @@ func (a *Actor) get() any {
 	}
 	v := &View{Tenant: *t}
 	if err := a.deps.Store.View(func(tx *persistence.Tx) error {
-		v.PagesThisMonth = int(persistence.ReadU64(tx.Get(BucketUsage, MonthKey(a.id, a.deps.Now()))))
+		v.PagesThisMonth = int(persistence.ReadU64(tx.Get(BucketUsage, monthKey(a.id, a.deps.Now()))))
 		v.Stored = page.Stored(tx, a.id)
 		return nil
 	}); err != nil {
@@ -268,7 +268,7 @@ func newKey(tenantID, name string, test bool, now time.Time) (Key, string) {
 	}
 	secret := kind + ids.Random(44)
 	return Key{V: schemaV1, ID: ids.New("key"), TenantID: tenantID, Name: name, Prefix: secret[:12],
-		Lookup: string(lookupID(secret)), Hash: HashKey(secret), Test: test, CreatedAt: now}, secret
+		Lookup: string(lookupID(secret)), Hash: hashKey(secret), Test: test, CreatedAt: now}, secret
 }
 
 // putKey files the key under its lookup id and lists it under its tenant.

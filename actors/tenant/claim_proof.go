@@ -24,7 +24,7 @@ func (p ClaimProof) Checked() (ClaimProof, error) {
 		p.Token = p.Token[i+1:]
 	}
 	switch {
-	case p.Key != "" && !IsWholeKey(p.Key):
+	case p.Key != "" && !isWholeKey(p.Key):
 		return p, fault.Field("key", "whole_key",
 			"paste the agent's whole API key (sk_live_ and 44 more characters): the prefix the dashboard lists proves nothing")
 	case p.Key != "":
@@ -67,12 +67,12 @@ func ClaimBy(ctx context.Context, store *persistence.Store, keys *Keyring, tenan
 		}
 		tenantID = who.TenantID
 	} else {
-		id, ok, err := TenantOfClaimToken(store, p.Token)
+		id, ok, err := tenantOfClaimToken(store, p.Token)
 		if err != nil {
 			return Tenant{}, err
 		}
 		if !ok {
-			return Tenant{}, NoClaim()
+			return Tenant{}, noClaim()
 		}
 		tenantID, msg.Code, msg.Token = id, p.Code, p.Token
 	}

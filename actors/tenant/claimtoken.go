@@ -24,15 +24,15 @@ func claimTokenHash(token string) []byte {
 	return h[:]
 }
 
-// IsClaimToken tells whether s has the shape of a claim token.
-func IsClaimToken(s string) bool {
+// isClaimToken tells whether s has the shape of a claim token.
+func isClaimToken(s string) bool {
 	return len(s) == len(claimTokenPrefix)+43 && strings.HasPrefix(s, claimTokenPrefix)
 }
 
-// TenantOfClaimToken finds the tenant whose claim token is token: ok false when
+// tenantOfClaimToken finds the tenant whose claim token is token: ok false when
 // none has it, err when the store did not answer (never "no such token").
-func TenantOfClaimToken(store *persistence.Store, token string) (string, bool, error) {
-	if !IsClaimToken(token) {
+func tenantOfClaimToken(store *persistence.Store, token string) (string, bool, error) {
+	if !isClaimToken(token) {
 		return "", false, nil
 	}
 	var id []byte
@@ -48,7 +48,7 @@ func TenantOfClaimToken(store *persistence.Store, token string) (string, bool, e
 // claimProofHolds tells whether code and token are t's, comparing in constant time
 // (the code case-insensitively). A tenant without a claim token holds no proof.
 func claimProofHolds(t Tenant, code, token string) bool {
-	if len(t.ClaimTokenHash) == 0 || !IsClaimToken(token) {
+	if len(t.ClaimTokenHash) == 0 || !isClaimToken(token) {
 		return false
 	}
 	codeOK := subtle.ConstantTimeCompare([]byte(strings.ToUpper(strings.TrimSpace(code))), []byte(t.ClaimCode)) == 1

@@ -64,7 +64,7 @@ func (r *Keyring) Authenticate(key string) (p Principal, ok bool, err error) {
 		r.mu.Unlock()
 	}
 	// The secret part is only ever compared as a hash, in constant time.
-	if subtle.ConstantTimeCompare(HashKey(key), k.Hash) != 1 {
+	if subtle.ConstantTimeCompare(hashKey(key), k.Hash) != 1 {
 		return Principal{}, false, nil
 	}
 	r.touch(k.ID)

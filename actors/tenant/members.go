@@ -80,7 +80,7 @@ func (a *Actor) claim(msg *Claim) any {
 		var ok bool
 		t, ok = decodeTenant(tx.Get(bucketTenants, []byte(a.id)))
 		if !ok || ((msg.Code != "" || msg.Token != "") && !claimProofHolds(t, msg.Code, msg.Token)) {
-			return NoClaim()
+			return noClaim()
 		}
 		if t.Claimed {
 			return fault.New(fault.Conflict, "this agent's account has already been claimed: an account has one owner, so ask whoever claimed it", nil)
@@ -99,9 +99,9 @@ func (a *Actor) claim(msg *Claim) any {
 	return &Claimed{Tenant: t}
 }
 
-// NoClaim is the one answer to a claim code and token that are not an account's,
+// noClaim is the one answer to a claim code and token that are not an account's,
 // whichever part is wrong.
-func NoClaim() *fault.Error {
+func noClaim() *fault.Error {
 	return fault.New(fault.NotFound, "no agent account matches this claim code and claim link: open the claimUrl the agent gave you (it carries the claim token) and check the code", map[string]any{"field": "claimCode"})
 }
 

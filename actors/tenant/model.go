@@ -87,8 +87,8 @@ var Plans = map[string]Plan{
 	"enterprise": {"enterprise", 0, 0, 0},
 }
 
-// HashKey is the at-rest form of an API key.
-func HashKey(key string) []byte {
+// hashKey is the at-rest form of an API key.
+func hashKey(key string) []byte {
 	h := sha256.Sum256([]byte(key))
 	return h[:]
 }
@@ -106,9 +106,9 @@ func lookupID(key string) []byte {
 	return []byte(key[:lookupLen])
 }
 
-// IsWholeKey tells whether s has the length of a whole key ("sk_live_" or
+// isWholeKey tells whether s has the length of a whole key ("sk_live_" or
 // "sk_test_" and 44 characters, newKey), not only of its listed prefix.
-func IsWholeKey(s string) bool { return IsAPIKey(s) && len(s) == 8+44 }
+func isWholeKey(s string) bool { return IsAPIKey(s) && len(s) == 8+44 }
 
 // IsAPIKey tells whether s looks like one of our keys.
 func IsAPIKey(s string) bool {
@@ -131,7 +131,7 @@ func decodeKey(b []byte) (Key, bool) {
 	return k, true
 }
 
-// MonthKey is the usage bucket key of a tenant's month.
-func MonthKey(tenantID string, at time.Time) []byte {
+// monthKey is the usage bucket key of a tenant's month.
+func monthKey(tenantID string, at time.Time) []byte {
 	return append(append([]byte(tenantID), 0), at.UTC().Format("2006-01")...)
 }

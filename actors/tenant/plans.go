@@ -79,7 +79,7 @@ func ParsePlanSpecs(spec string) (map[string]Plan, error) {
 		storage := Plans[name].StorageBytes
 		if len(parts) == 3 {
 			var err error
-			if storage, err = ParseBytes(parts[2]); err != nil {
+			if storage, err = parseBytes(parts[2]); err != nil {
 				return nil, fmt.Errorf("plan %q: storage: %w", item, err)
 			}
 		}
@@ -88,9 +88,9 @@ func ParsePlanSpecs(spec string) (map[string]Plan, error) {
 	return out, nil
 }
 
-// ParseBytes reads a size: whole bytes, or a whole number with a binary unit
+// parseBytes reads a size: whole bytes, or a whole number with a binary unit
 // (KiB, MiB, GiB, TiB), e.g. 1GiB; 0 and more.
-func ParseBytes(s string) (int64, error) {
+func parseBytes(s string) (int64, error) {
 	s = strings.TrimSpace(s)
 	mult := int64(1)
 	for i, unit := range []string{"KiB", "MiB", "GiB", "TiB"} {
@@ -225,13 +225,13 @@ func Load(store *persistence.Store, id string) (t Tenant, ok bool, err error) {
 	return t, ok, nil
 }
 
-// NextMonth is the start of the UTC month after at's: when a monthly quota resets.
-func NextMonth(at time.Time) time.Time {
+// nextMonth is the start of the UTC month after at's: when a monthly quota resets.
+func nextMonth(at time.Time) time.Time {
 	u := at.UTC()
 	return time.Date(u.Year(), u.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 }
 
 // PagesThisMonth is the tenant's committed count of live pages created in at's UTC month.
 func PagesThisMonth(tx *persistence.Tx, tenantID string, at time.Time) int {
-	return int(persistence.ReadU64(tx.Get(BucketUsage, MonthKey(tenantID, at))))
+	return int(persistence.ReadU64(tx.Get(BucketUsage, monthKey(tenantID, at))))
 }

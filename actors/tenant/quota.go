@@ -54,8 +54,8 @@ type Release struct {
 	Known   bool
 }
 
-// QuotaExceeded is the 429 of a full month.
-func QuotaExceeded(limit, used int) *fault.Error {
+// quotaExceeded is the 429 of a full month.
+func quotaExceeded(limit, used int) *fault.Error {
 	return fault.New(fault.RateLimited, fmt.Sprintf("the monthly page limit of %d pages is reached", limit),
 		map[string]any{"limit": "pages_per_month", "pages_limit": limit, "pages_this_month": used})
 }
@@ -101,7 +101,7 @@ func (a *Actor) reserve(m *Reserve) any {
 		used += p.pages
 	}
 	if m.Limit > 0 && used+m.Pages > m.Limit {
-		return QuotaExceeded(m.Limit, min(used, m.Limit))
+		return quotaExceeded(m.Limit, min(used, m.Limit))
 	}
 	if l.pending == nil {
 		l.pending = map[uint64]pendingRes{}

@@ -29,7 +29,7 @@ type Hold struct {
 }
 
 // Reserve holds room for n new pages in who's monthly quota. A full month is the
-// 429 (QuotaExceeded) with resets_at and retry_after (seconds until the UTC month
+// 429 (quotaExceeded) with resets_at and retry_after (seconds until the UTC month
 // turns) in its details, for the transports' Retry-After. Test keys and unlimited
 // plans reserve nothing; a store that does not answer is that error (503), never
 // "no quota".
@@ -50,8 +50,8 @@ func (q *Quotas) Reserve(ctx context.Context, who Principal, n int) (*Hold, erro
 		var fe *fault.Error
 		if errors.As(err, &fe) && fe.Code == fault.RateLimited {
 			now := q.Now().UTC()
-			fe.Details["resets_at"] = NextMonth(now)
-			fe.Details["retry_after"] = ratelimit.CeilSeconds(NextMonth(now).Sub(now))
+			fe.Details["resets_at"] = nextMonth(now)
+			fe.Details["retry_after"] = ratelimit.CeilSeconds(nextMonth(now).Sub(now))
 		}
 		return nil, err
 	}

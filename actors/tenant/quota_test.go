@@ -32,7 +32,7 @@ func newQuotaRig(t *testing.T) *quotaRig {
 func (r *quotaRig) commit() {
 	r.t.Helper()
 	if err := r.store.Update(func(tx *persistence.Tx) error {
-		k := MonthKey("ten_q", r.now)
+		k := monthKey("ten_q", r.now)
 		return tx.Put(BucketUsage, k, persistence.U64(persistence.ReadU64(tx.Get(BucketUsage, k))+1))
 	}); err != nil {
 		r.t.Fatal(err)

@@ -22,7 +22,7 @@ func (Usage) Reads(p *page.Page, events []page.Event) []persistence.Read {
 	}
 	for _, ev := range events {
 		if ev.Type == "page.created" {
-			return []persistence.Read{{Bucket: BucketUsage, Key: MonthKey(p.TenantID, p.CreatedAt)}}
+			return []persistence.Read{{Bucket: BucketUsage, Key: monthKey(p.TenantID, p.CreatedAt)}}
 		}
 	}
 	return nil
@@ -35,7 +35,7 @@ func (Usage) Stage(tx *persistence.Tx, p *page.Page, events []page.Event) error 
 	}
 	for _, ev := range events {
 		if ev.Type == "page.created" {
-			k := MonthKey(p.TenantID, p.CreatedAt)
+			k := monthKey(p.TenantID, p.CreatedAt)
 			return tx.Put(BucketUsage, k, persistence.U64(persistence.ReadU64(tx.Get(BucketUsage, k))+1))
 		}
 	}

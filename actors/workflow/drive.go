@@ -8,8 +8,8 @@ import (
 	"folio/persistence"
 )
 
-// SystemAgent is the audit actor of a page the workflow publishes as its next step.
-const SystemAgent = "system"
+// systemAgent is the audit actor of a page the workflow publishes as its next step.
+const systemAgent = "system"
 
 // drive tells the page actors of the pending steps of pageID's workflow to publish.
 func (s *Service) drive(pageID string) {
@@ -53,7 +53,7 @@ func (s *Service) Redrive() int {
 
 func (s *Service) publish(todo [][2]string) {
 	for _, t := range todo {
-		s.d.Pages.Tell(t[0], &page.PublishDraft{Caller: page.Caller{TenantID: t[1], Agent: SystemAgent}})
+		s.d.Pages.Tell(t[0], &page.PublishDraft{Caller: page.Caller{TenantID: t[1], Agent: systemAgent}})
 	}
 }
 

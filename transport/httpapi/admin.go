@@ -33,10 +33,10 @@ func (s *Server) requireAdmin(h handler) handler {
 	}
 }
 
-// AdminTenant is how operators see a tenant (HTTP and `folio admin`). Limits are
+// adminTenant is how operators see a tenant (HTTP and `folio admin`). Limits are
 // the effective ones, null when unlimited; CustomLimits holds only the limits an
 // operator set for this tenant ({} when none).
-type AdminTenant struct {
+type adminTenant struct {
 	TenantID     string       `json:"tenant_id"`
 	Name         string       `json:"name"`
 	Plan         string       `json:"plan"`
@@ -70,16 +70,16 @@ type adminUsage struct {
 
 // adminTenantList is one window of tenants in id order (GET /v1/admin/tenants).
 type adminTenantList struct {
-	Tenants []AdminTenant `json:"tenants"`
+	Tenants []adminTenant `json:"tenants"`
 	Total   int           `json:"total"`
 	Limit   int           `json:"limit"`
 	Offset  int           `json:"offset"`
 }
 
 // AdminTenantView is how operators see a tenant (HTTP and `folio admin`).
-func AdminTenantView(sum *tenant.Summary) AdminTenant {
+func AdminTenantView(sum *tenant.Summary) adminTenant {
 	t := sum.Tenant
-	return AdminTenant{
+	return adminTenant{
 		TenantID: t.ID, Name: t.Name, Plan: t.Plan, OwnerEmail: t.OwnerEmail, Claimed: t.Claimed, CreatedAt: t.CreatedAt,
 		Limits:       adminLimits{RequestsPerMinute: apitypes.Limit(sum.Limits.RequestsPerMinute), PagesPerMonth: apitypes.Limit(sum.Limits.PagesPerMonth)},
 		CustomLimits: customLimits{RequestsPerMinute: t.RequestsPerMinute, PagesPerMonth: t.PagesPerMonth},
@@ -97,7 +97,7 @@ func (s *Server) adminListTenants(w http.ResponseWriter, r *http.Request, _ http
 	if err != nil {
 		return err
 	}
-	out := make([]AdminTenant, 0, len(list))
+	out := make([]adminTenant, 0, len(list))
 	for _, t := range list {
 		sum, err := tenant.Summarize(s.store, s.tenancy.Book.Plans(), t.ID, s.now())
 		if err != nil {
@@ -180,9 +180,9 @@ func (s *Server) adminCreateKey(w http.ResponseWriter, r *http.Request, ps httpr
 	return nil
 }
 
-// AdminKey is a key created by an operator; Key is the full secret, shown once.
+// adminKey is a key created by an operator; Key is the full secret, shown once.
 // CreatedAt is written in UTC.
-type AdminKey struct {
+type adminKey struct {
 	ID        string `json:"id"`
 	TenantID  string `json:"tenant_id"`
 	Name      string `json:"name"`
@@ -193,8 +193,8 @@ type AdminKey struct {
 }
 
 // AdminKeyView is a key created by an operator with its secret.
-func AdminKeyView(k tenant.Key, secret string) AdminKey {
-	return AdminKey{ID: k.ID, TenantID: k.TenantID, Name: k.Name, Key: secret, Prefix: k.Prefix,
+func AdminKeyView(k tenant.Key, secret string) adminKey {
+	return adminKey{ID: k.ID, TenantID: k.TenantID, Name: k.Name, Key: secret, Prefix: k.Prefix,
 		Mode: mode(k.Test), CreatedAt: k.CreatedAt.UTC().Format(time.RFC3339Nano)}
 }
 

@@ -22,14 +22,14 @@ var (
 	openapi30Err  error
 )
 
-// OpenAPI30 returns the 3.0.3 rendering of OpenAPI().
-func OpenAPI30() ([]byte, error) {
+// openAPI30 returns the 3.0.3 rendering of OpenAPI().
+func openAPI30() ([]byte, error) {
 	openapi30Once.Do(func() { openapi30Doc, openapi30Err = downgradeOpenAPI(openapiDoc) })
 	return openapi30Doc, openapi30Err
 }
 
 func (s *Server) openapi30(w http.ResponseWriter, _ *http.Request, _ httprouter.Params) error {
-	doc, err := OpenAPI30()
+	doc, err := openAPI30()
 	if err != nil {
 		return err
 	}

@@ -137,10 +137,10 @@ func filesOf(p *page.Page, files []*page.File, status string) filesView {
 	return v
 }
 
-// CommentsShown is the most comments the review page draws at once: the latest
+// commentsShown is the most comments the review page draws at once: the latest
 // ones, or those just before ?comments_before=<seq> (a "Show older comments" link
-// steps back CommentsShown at a time; it works without JavaScript).
-const CommentsShown = 50
+// steps back commentsShown at a time; it works without JavaScript).
+const commentsShown = 50
 
 // commentsBefore reads the ?comments_before= cursor: the sequence number of the
 // first comment not to draw; 0 (absent or not a number) draws the latest.
@@ -155,7 +155,7 @@ type commentsView struct {
 	Items    []commentItem
 	Count    int
 	Older    int    // comments before the ones drawn
-	OlderURL string // the review page with the CommentsShown before them
+	OlderURL string // the review page with the commentsShown before them
 	NewerURL string // the review page with the latest ones, when later ones are not drawn
 	CanWrite bool
 	Closed   string            // why the page takes no more comments ("" while it does)
@@ -178,7 +178,7 @@ type commentItem struct {
 	InThread  bool // drawn in its block's thread (DOM id tc-<id>), not in Comments (c-<id>)
 }
 
-// commentsOf draws at most CommentsShown comments: the latest before before (0:
+// commentsOf draws at most commentsShown comments: the latest before before (0:
 // the latest of all), threaded among themselves (a reply whose parent is not drawn
 // stands at the top level).
 func commentsOf(p *page.Page, list []*page.Comment, status string, before uint64) commentsView {
@@ -191,7 +191,7 @@ func commentsOf(p *page.Page, list []*page.Comment, status string, before uint64
 			v.NewerURL = "/p/" + p.ID + "#comments-h"
 		}
 	}
-	start := max(0, end-CommentsShown)
+	start := max(0, end-commentsShown)
 	if start > 0 {
 		v.Older = start
 		v.OlderURL = "/p/" + p.ID + "?comments_before=" + strconv.FormatUint(list[start].Seq, 10) + "#comments-h"

@@ -18,15 +18,15 @@ import (
 
 // Threads in place. Every top-level block that has comments carries its thread
 // inside its box (render.Options.Threads): a disclosure whose summary is the
-// count, holding the latest ThreadShown of them and a form to add one, anchored
+// count, holding the latest threadShown of them and a form to add one, anchored
 // to the block and, for a code or diff block, to a line range. A page without
 // comments draws none, so its render is what it was. The same template serves
 // GET /p/:id/threads/:blockId, which the page script swaps in when a comment
 // arrives, and the form posts without JavaScript (POST /p/:id/comments).
 
-// ThreadShown is the most comments a block's thread draws in place: the latest;
+// threadShown is the most comments a block's thread draws in place: the latest;
 // the page's Comments section lists them all.
-const ThreadShown = 20
+const threadShown = 20
 
 // threadView is one block's thread.
 type threadView struct {
@@ -155,8 +155,8 @@ func threadOf(p *page.Page, b blocks.Block, list []*page.Comment, status string,
 		}
 	}
 	v.Marks = strings.Join(marks, " ")
-	if len(list) > ThreadShown {
-		v.Earlier = len(list) - ThreadShown
+	if len(list) > threadShown {
+		v.Earlier = len(list) - threadShown
 		list = list[v.Earlier:]
 	}
 	for _, t := range threaded(list) {
