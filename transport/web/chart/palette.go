@@ -95,10 +95,6 @@ func heatScale(name string) int {
 	return 0
 }
 
-// heatScaleWords describes a colour scale in words ("blue (low) through white to
-// red (high)").
-func heatScaleWords(name string) string { return heatScales[heatScale(name)].words }
-
 // heatRGB is the colour at t in [0, 1] of a scale.
 func heatRGB(scale int, t float64) [3]float64 {
 	if !(t >= 0) {
