@@ -96,7 +96,9 @@ func TestAReviewerEditsThenApproves(t *testing.T) {
 		// the content's offsetParent: Chromium lays out a closed disclosure's content
 		// too, hidden by content-visibility.)
 		for try := 0; try < 3; try++ {
-			tb.do(chromedp.Focus(chromedp.CSS(`[data-block-id="note"] .blk-orig summary`)), chromedp.KeyEvent("\r"))
+			if err := chromedp.Do(tb.ctx, chromedp.Focus(chromedp.CSS(`[data-block-id="note"] .blk-orig summary`)), chromedp.KeyEvent("\r")); err != nil {
+				continue // the redraw replaced the summary between finding and focusing it
+			}
 			if await[bool](tb, `new Promise(done => { const t0 = Date.now(); (function look() {
 				const d = document.querySelector('[data-block-id="note"] .blk-orig');
 				if (d && d.open) return done(true);
