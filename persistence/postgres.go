@@ -290,18 +290,31 @@ func retryReason(err error) string {
 	return "serialization"
 }
 
-// view reads in a repeatable-read, read-only transaction: one committed state,
-// as a bbolt read transaction sees.
+// pgViewBegin opens a view's transaction: repeatable read, so that its reads
+// see one committed state, as a bbolt read transaction does.
+const pgViewBegin = `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+
+// view reads in a repeatable-read, read-only transaction. Its BEGIN goes out
+// with the view's first statement (pgTx.begin), not in a round trip of its own:
+// most views read one or two records (a key, a page's revision), and a round
+// trip is most of what such a read costs. A view that read nothing never began.
 func (e *pgEngine) view(fn func(*Tx) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
 	defer cancel()
-	ptx, err := e.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	conn, err := e.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("persistence: %w", err)
 	}
-	defer func() { _ = ptx.Rollback(ctx) }()
-	tx := &Tx{t: newPgTx(ctx, ptx, false, e.routes)}
+	// A connection still in its transaction (the ROLLBACK failed) is closed by
+	// Release, never handed to another caller.
+	defer conn.Release()
+	t := newPgTx(ctx, conn, false, e.routes)
+	t.begin = pgViewBegin
+	tx := &Tx{t: t}
 	ferr := fn(tx)
+	if t.begin == "" {
+		_, _ = conn.Exec(ctx, `ROLLBACK`)
+	}
 	if tx.err != nil {
 		return tx.err
 	}
@@ -336,9 +349,13 @@ func (e *pgEngine) close() error {
 // whose write must be an INSERT that fails if another transaction created the key
 // meanwhile; seqs likewise for sequences (locked when write), pendingSeq for the
 // running function's. saved is set while the running function is under savepoint f.
+// begin, until sent, is a view's BEGIN, which goes out ahead of its first
+// statement (open, or alone before a scan); no statement of the view goes out
+// before it.
 type pgTx struct {
 	ctx        context.Context
-	tx         pgx.Tx
+	tx         pgQuerier
+	begin      string
 	write      bool
 	pending    map[string]pgWrite
 	order      []string
@@ -356,7 +373,15 @@ type pgWrite struct {
 	value  []byte // nil: delete
 }
 
-func newPgTx(ctx context.Context, tx pgx.Tx, write bool, routes map[string]*pgSQL) *pgTx {
+// pgQuerier is what a pgTx sends its statements through: a write's pgx.Tx, or a
+// view's connection, whose transaction the view's first statement begins.
+type pgQuerier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+func newPgTx(ctx context.Context, tx pgQuerier, write bool, routes map[string]*pgSQL) *pgTx {
 	return &pgTx{ctx: ctx, tx: tx, write: write, pending: map[string]pgWrite{}, cache: map[string][]byte{},
 		absent: map[string]bool{}, seqs: map[string]uint64{}, pendingSeq: map[string]uint64{}, routes: routes}
 }
@@ -369,9 +394,15 @@ func (t *pgTx) sql(bucket string) *pgSQL {
 	return kvSQL
 }
 
-// open queues the running function's savepoint ahead of b's statements, unless it
-// is open already; it reports whether it queued one (its result comes first).
+// open queues ahead of b's statements a view's BEGIN, unless sent, or the running
+// function's savepoint, unless it is open already; it reports whether it queued
+// one (its result comes first).
 func (t *pgTx) open(b *pgx.Batch) bool {
+	if t.begin != "" {
+		b.Queue(t.begin)
+		t.begin = ""
+		return true
+	}
 	if t.saved || !t.write {
 		return false
 	}
@@ -380,7 +411,19 @@ func (t *pgTx) open(b *pgx.Batch) bool {
 	return true
 }
 
-// send sends b (a savepoint first when opened) and reads the savepoint's result,
+// begun sends a view's BEGIN alone, unless it went out already: before a
+// statement that is not sent in a batch (a scan's query).
+func (t *pgTx) begun() error {
+	if t.begin == "" {
+		return nil
+	}
+	q := t.begin
+	t.begin = ""
+	_, err := t.tx.Exec(t.ctx, q)
+	return err
+}
+
+// send sends b (a BEGIN or savepoint first when opened) and reads its result,
 // leaving the queries' results to the caller, who closes them. A savepoint that
 // did not open is undone in t, so the function's undo does not roll back to it.
 func (t *pgTx) send(b *pgx.Batch, opened bool) (pgx.BatchResults, error) {
@@ -516,8 +559,14 @@ func clone(v []byte) []byte {
 	return append([]byte{}, v...)
 }
 
+// errViewWrite is a write in a view, which bbolt refuses too (its read
+// transactions are not writable): a view never sends one.
+var errViewWrite = errors.New("persistence: a view does not write")
+
 func (t *pgTx) put(bucket string, key, value []byte) error {
 	switch {
+	case !t.write:
+		return errViewWrite
 	case len(key) == 0:
 		return errors.New("persistence: key required")
 	case len(key) > maxKeySize:
@@ -530,6 +579,9 @@ func (t *pgTx) put(bucket string, key, value []byte) error {
 }
 
 func (t *pgTx) delete(bucket string, key []byte) error {
+	if !t.write {
+		return errViewWrite
+	}
 	t.hold(bucket, key, nil)
 	return nil
 }
@@ -619,6 +671,9 @@ func (t *pgTx) undo() error {
 
 func (t *pgTx) scan(bucket string, from, to []byte, reverse bool, fn func(k, v []byte) bool) error {
 	if err := t.flush(false); err != nil {
+		return err
+	}
+	if err := t.begun(); err != nil {
 		return err
 	}
 	type row struct{ k, v []byte }
