@@ -119,3 +119,40 @@ func TestARedrawDrawsOnlyTheBlocksThatChanged(t *testing.T) {
 	tb.until("Enter to press the Copy button", `document.querySelector('`+copyButton+` .code-copy-text').textContent !== "Copy"`)
 	tb.view("redraw-only-changed")
 }
+
+// TestARedrawOfTabbedBlocksKeepsTheThreadAndTheTabs: on a page whose blocks are
+// labelled (a group and a tab set, redrawn as the blocks part), Alice opens the
+// thread of the block in the first tab and starts typing; the agent changes the
+// block in the second tab. The tab set is drawn anew: the second tab holds the new
+// text, the tabs still work, and Alice's thread is open with what she typed and
+// her cursor; the group, which did not change, is the element it was.
+func TestARedrawOfTabbedBlocksKeepsTheThreadAndTheTabs(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("redraw")
+	text := func(id, label, which, content string) map[string]any {
+		return map[string]any{"id": id, which: label, "type": "text", "data": map[string]any{"title": id, "content": content}}
+	}
+	id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{
+		text("plan", "Rollout", "group", "Canary first."),
+		text("notes", "Notes", "tab", "Watch the error rate."),
+		text("risk", "Risks", "tab", "A slow canary."),
+	}}))
+	tb := newTab(t)
+	tb.layout(1280, false)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	tb.until("the live stream and the tabs", `document.querySelector("#live").innerText === "Live" && !document.querySelector("#blocks [role=tablist]").hidden`)
+	tb.eval0(`window.__group = document.querySelector("#blocks > .blk-grp")`)
+	tb.do(chromedp.Click(chromedp.CSS(`[data-block-id="notes"] .blk-comment`)))
+	tb.until("the thread open at its form", threadOf("notes")+` && `+threadOf("notes")+`.open && document.activeElement.id === "t-blk-notes-text"`)
+	tb.do(chromedp.KeyEvent("Which "))
+
+	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks/risk", key, map[string]any{"data": map[string]any{"title": "risk", "content": "A canary that never ends."}})
+	tb.until("the second tab's new text", `document.querySelector('[data-block-id="risk"]').textContent.indexOf("never ends") >= 0`)
+	stillTyping(tb, "notes", "t-blk-notes-text", "Which ", "rate?")
+	if !eval[bool](tb, `window.__group === document.querySelector("#blocks > .blk-grp")`) {
+		t.Error("the group, which did not change, was drawn anew")
+	}
+	tb.do(chromedp.Click(chromedp.CSS(`#blocks [role=tab]:nth-child(2)`)))
+	tb.until("the second tab shown", `!document.querySelector('[data-block-id="risk"]').closest("[role=tabpanel]").hidden && document.querySelector('[data-block-id="notes"]').closest("[role=tabpanel]").hidden`)
+	tb.view("redraw-tabs")
+}

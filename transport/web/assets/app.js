@@ -447,7 +447,11 @@
       }
       var comment = ($("#decide-comment") || {}).value || "";
       if (comment.trim()) payload.comment = comment;
-      $$("button[name=action]").forEach(function (b) { b.disabled = true; });
+      // The buttons this disables come back once the page is redrawn: those the
+      // redraw keeps (a step that leaves the page open draws the same form) are
+      // enabled again, the others are gone with what the decision closed.
+      var held = $$("button[name=action]").filter(function (b) { return !b.disabled; });
+      held.forEach(function (b) { b.disabled = true; });
       fetch(base + "/actions/" + encodeURIComponent(action || "submit"), {
         method: "POST", headers: headers({ "Content-Type": "application/json", Accept: "application/json" }), body: JSON.stringify(payload)
       }).then(function (r) {
@@ -455,10 +459,11 @@
       }).then(function (res) {
         // A recorded decision leaves the buttons disabled until the redraw takes
         // them away: between the answer and the redraw they would only earn a 409.
-        if (res.status !== 200) $$("button[name=action]").forEach(function (b) { b.disabled = false; });
+        if (res.status !== 200) held.forEach(function (b) { b.disabled = false; });
         if (res.status === 200) {
           status.textContent = "Recorded: " + label + ".";
           refreshState().then(function () {
+            held.forEach(function (b) { if (b.isConnected) b.disabled = false; });
             var h = $("#outcome-h") || $("#chain-h");
             if (h) { h.setAttribute("tabindex", "-1"); h.focus(); }
           });
@@ -477,7 +482,7 @@
         }
         showErrors(res.body.error, status);
       }).catch(function () {
-        $$("button[name=action]").forEach(function (b) { b.disabled = false; });
+        held.forEach(function (b) { b.disabled = false; });
         status.textContent = "The decision could not be sent. Check your connection and try again.";
         status.classList.add("err");
       });
@@ -616,9 +621,12 @@
       cancel.type = "button"; cancel.className = "bt bt-secondary"; cancel.textContent = "Cancel";
       var row = document.createElement("div"); row.className = "decide-actions"; row.appendChild(save); row.appendChild(cancel);
       p.replaceWith(area); area.after(row); area.focus();
-      cancel.addEventListener("click", function () { refresh("comments"); refreshThreads(); });
+      // The edit box goes away here: a redraw leaves a comment whose markup did
+      // not change as it is, edit box included.
+      var done = function () { area.replaceWith(p); row.remove(); };
+      cancel.addEventListener("click", function () { done(); refresh("comments"); refreshThreads(); });
       save.addEventListener("click", function () {
-        commentRequest("PATCH", base + "/comments/" + encodeURIComponent(id), { content: area.value, edit_token: tokens[id] }).then(function () { refresh("comments"); refreshThreads(); });
+        commentRequest("PATCH", base + "/comments/" + encodeURIComponent(id), { content: area.value, edit_token: tokens[id] }).then(function () { done(); refresh("comments"); refreshThreads(); });
       });
     }
   }
