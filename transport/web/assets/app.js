@@ -457,8 +457,8 @@
       }).then(function (r) {
         return r.json().catch(function () { return {}; }).then(function (j) { return { status: r.status, body: j }; });
       }).then(function (res) {
-        // A recorded decision leaves the buttons disabled until the redraw takes
-        // them away: between the answer and the redraw they would only earn a 409.
+        // A recorded decision leaves the buttons disabled until the redraw: between
+        // the answer and the redraw they would only earn a 409.
         if (res.status !== 200) held.forEach(function (b) { b.disabled = false; });
         if (res.status === 200) {
           status.textContent = "Recorded: " + label + ".";
