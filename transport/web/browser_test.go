@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -124,16 +123,6 @@ func (tb *tab) do(actions ...chromedp.Action[chromedp.Void]) {
 	if err := chromedp.Do(tb.ctx, actions...); err != nil {
 		tb.t.Fatalf("browser: %v", err)
 	}
-}
-
-// within reports whether cond (a JavaScript expression) holds within d, checked
-// on every animation frame; unlike until it does not fail the test.
-func (tb *tab) within(cond string, d time.Duration) bool {
-	tb.t.Helper()
-	return await[bool](tb, `new Promise(done => { const t0 = Date.now(); (function look() {
-		if (`+cond+`) return done(true);
-		if (Date.now() - t0 > `+strconv.Itoa(int(d.Milliseconds()))+`) return done(false);
-		requestAnimationFrame(look); })(); })`)
 }
 
 // eval evaluates a JavaScript expression into a T.

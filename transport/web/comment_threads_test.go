@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -64,17 +63,12 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 				t.Fatalf("want one comment affordance per block, got %d", n)
 			}
 
-			// A comment on the whole block, through the block's affordance.
-			// A redraw of the block (Bob's arrival) that lands between the click and
-			// the thread's placing takes the thread with the old element: Alice clicks
-			// again, as a person would, up to three times.
-			opened := threadOf("plan") + ` && ` + threadOf("plan") + `.open && document.activeElement === document.getElementById("t-blk-plan-text")`
-			for try := 0; try < 3; try++ {
-				if err := chromedp.Do(alice.ctx, chromedp.Click(chromedp.CSS(`[data-block-id="plan"] .blk-comment`))); err == nil && alice.within(opened, 5*time.Second) {
-					break
-				}
-			}
-			alice.until("the thread open in place with its form", opened)
+			// Alice sees Bob arrive (the line under the header moves what is below
+			// it down: a click aimed before it lands would miss), then comments on
+			// the whole block, through the block's affordance.
+			alice.until("Bob's arrival in Alice's tab", `document.getElementById("presence").textContent !== ""`)
+			alice.do(chromedp.Click(chromedp.CSS(`[data-block-id="plan"] .blk-comment`)))
+			alice.until("the thread open in place with its form", threadOf("plan")+` && `+threadOf("plan")+`.open && document.activeElement === document.getElementById("t-blk-plan-text")`)
 			alice.do(chromedp.SendKeys(chromedp.ID("t-blk-plan-text"), "Which region is the canary?"),
 				chromedp.SetValue(chromedp.ID("t-blk-plan-name"), "Alice"),
 				chromedp.Click(chromedp.CSS(`#t-blk-plan button[type=submit]`), chromedp.NodeVisible))

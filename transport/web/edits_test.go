@@ -90,23 +90,9 @@ func TestAReviewerEditsThenApproves(t *testing.T) {
 			t.Fatalf("%s: the editors stay after the decision", l.name)
 		}
 		tb.until("the page to say the agent was notified", `!!document.querySelector('[data-delivery="delivered"]')`)
-		// A redraw of the block (the delivery's events keep arriving) that lands
-		// between the focus and the key takes the key with the old element: the
-		// reviewer presses again, as a person would, up to three times. (.open, not
-		// the content's offsetParent: Chromium lays out a closed disclosure's content
-		// too, hidden by content-visibility.)
-		for try := 0; try < 3; try++ {
-			if err := chromedp.Do(tb.ctx, chromedp.Focus(chromedp.CSS(`[data-block-id="note"] .blk-orig summary`)), chromedp.KeyEvent("\r")); err != nil {
-				continue // the redraw replaced the summary between finding and focusing it
-			}
-			if await[bool](tb, `new Promise(done => { const t0 = Date.now(); (function look() {
-				const d = document.querySelector('[data-block-id="note"] .blk-orig');
-				if (d && d.open) return done(true);
-				if (Date.now() - t0 > 3000) return done(false);
-				requestAnimationFrame(look); })(); })`) {
-				break
-			}
-		}
+		// (.open, not the content's offsetParent: Chromium lays out a closed
+		// disclosure's content too, hidden by content-visibility.)
+		tb.do(chromedp.Focus(chromedp.CSS(`[data-block-id="note"] .blk-orig summary`)), chromedp.KeyEvent("\r"))
 		tb.until("the agent's original", `document.querySelector('[data-block-id="note"] .blk-orig').open`)
 		if got := tb.text(`[data-block-id="note"] .blk-orig`); !containsAll(got, "Raise the daily limit.", "-Raise the daily limit.") {
 			t.Fatalf("%s: the original and diff read %q", l.name, got)

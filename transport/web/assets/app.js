@@ -57,7 +57,7 @@
       var key = el.id || el.name;
       if (el.type === "checkbox" || el.type === "radio") {
         if ((key + "|" + el.value) in saved) el.checked = saved[key + "|" + el.value];
-      } else if (key in saved && el.type !== "file") el.value = saved[key];
+      } else if (key in saved && el.type !== "file" && el.value !== saved[key]) el.value = saved[key]; // the same value: caret and selection stay
     });
   }
   // A disclosure the person opened (or closed) stays so when its part or block is
@@ -94,13 +94,15 @@
   function focusKey(root) {
     var a = document.activeElement;
     if (!a || a === document.body || !root.contains(a)) return null;
-    if (a.id) return { id: a.id };
+    if (a.id) return { el: a, id: a.id };
     var k = likeKey(a), n = 0, at = -1;
     $$(a.tagName, root).forEach(function (e) { if (likeKey(e) === k) { if (e === a) at = n; n++; } });
-    return { like: k, tag: a.tagName, n: at };
+    return { el: a, like: k, tag: a.tagName, n: at };
   }
+  // refocus moves the focus only when the redraw took it: an element a redraw
+  // left in place keeps it untouched.
   function refocus(root, key) {
-    if (!key) return;
+    if (!key || (key.el.isConnected && key.el === document.activeElement)) return;
     var el = key.id ? document.getElementById(key.id) : null, n = 0;
     if (!key.id) $$(key.tag, root).some(function (e) { return likeKey(e) === key.like && n++ === key.n && (el = e); });
     if (el && root.contains(el) && el !== document.activeElement) el.focus({ preventScroll: true });
@@ -112,6 +114,99 @@
       return r.text();
     });
   }
+  // ---- redraws that leave alone what did not change ----
+  // sent holds, for each element the server drew (a part's top-level child, a
+  // block, a block's thread), its markup as the server sent it. The live element
+  // drifts from it (enhance() wires it, a <details> opens, a thread is placed in
+  // a block), so a fresh drawing is compared with what was sent, never with the
+  // live DOM; an element whose fresh markup equals what was sent for it stays the
+  // very node it was, with its focus, caret, open disclosures and thread.
+  // (named holds each one's name, keyOf's, as drawn: its classes change live.)
+  var sent = new WeakMap(), named = new WeakMap();
+  // remember records el's markup (and that of the threads its blocks hold) as
+  // sent; it is called before anything changes el.
+  function remember(el) {
+    sent.set(el, el.outerHTML);
+    named.set(el, nameOf(el));
+    $$("[data-block-id] > .cm-thread", el).forEach(function (t) { sent.set(t, t.outerHTML); });
+    if (el.hasAttribute("data-block-id")) { var t = threadOf(el); if (t) sent.set(t, t.outerHTML); }
+  }
+  function unchanged(el, fresh) { return !!el && sent.get(el) === fresh.outerHTML; }
+  // keyOf names a top-level child of a part by what stays across drawings: its
+  // block id, else its id, else its tag and class as drawn; the nth of a name is
+  // name|n.
+  function nameOf(el) {
+    if (named.has(el)) return named.get(el);
+    var b = el.getAttribute("data-block-id");
+    return b !== null ? "b:" + b : el.id ? "#" + el.id : el.tagName + "." + el.className;
+  }
+  function keyOf(el, seen) {
+    var k = nameOf(el);
+    seen[k] = (seen[k] || 0) + 1;
+    return k + "|" + seen[k];
+  }
+  function blocksIn(el) {
+    var list = $$("[data-block-id]", el);
+    if (el.hasAttribute("data-block-id")) list.unshift(el);
+    return list;
+  }
+  // carryThreads moves the threads the person opened in old's blocks (placed by
+  // placeThread; the server draws none for a block without comments) to the same
+  // blocks in el, old's new drawing, when el draws none there; it returns their
+  // block ids, so that they are read again (the new drawing may be of a page
+  // closed to comments).
+  function carryThreads(old, el) {
+    var moved = [], fresh = blocksIn(el);
+    blocksIn(old).forEach(function (b) {
+      var th = threadOf(b), id = b.getAttribute("data-block-id");
+      if (!th) return;
+      var to = fresh.filter(function (f) { return f.getAttribute("data-block-id") === id; })[0];
+      if (!to || threadOf(to)) return;
+      to.appendChild(th);
+      moved.push(id);
+    });
+    return moved;
+  }
+  // redraw brings host's children to html, child by child (keyOf): a child whose
+  // markup is what was sent for it stays where it is, untouched; a changed one is
+  // replaced (taking its blocks' opened threads along), a gone one removed. It
+  // returns the new elements, the block ids whose threads were carried over, and
+  // whether anything changed.
+  function redraw(host, html) {
+    var tmp = document.createElement("div");
+    tmp.innerHTML = html;
+    var had = {}, seen = {}, kept = new WeakSet(), added = [], carried = [];
+    Array.prototype.forEach.call(host.children, function (el) { had[keyOf(el, seen)] = el; });
+    seen = {};
+    var next = Array.prototype.slice.call(tmp.childNodes).map(function (n) {
+      if (n.nodeType !== 1) return n;
+      var old = had[keyOf(n, seen)];
+      if (unchanged(old, n)) { kept.add(old); return old; }
+      remember(n);
+      if (old) carried = carried.concat(carryThreads(old, n));
+      added.push(n);
+      return n;
+    });
+    var gone = 0;
+    Array.prototype.slice.call(host.childNodes).forEach(function (n) {
+      if (kept.has(n)) return;
+      if (n.nodeType === 1) gone++;
+      host.removeChild(n);
+    });
+    var at = host.firstChild; // only kept children are left, in their order
+    next.forEach(function (n) {
+      if (n === at) at = at.nextSibling;
+      else host.insertBefore(n, at);
+    });
+    return { added: added, carried: carried, changed: added.length + gone > 0 };
+  }
+  // rememberPage records the parts as the page drew them: it runs before any
+  // script changes them (the blocks' scripts wire them on DOMContentLoaded or
+  // from enhance).
+  function rememberPage() {
+    $$("#blocks, [id^='part-']").forEach(function (host) { Array.prototype.forEach.call(host.children, remember); });
+  }
+
   // A part asked for while its fetch is in flight is fetched once more when that
   // one lands (the fetch may predate what the caller knows changed): every
   // refresh's promise resolves with a part at least as new as the request.
@@ -126,13 +221,15 @@
       var el = document.getElementById("part-" + name) || (name === "blocks" ? document.getElementById("blocks") : null);
       if (!el) return;
       var saved = saveTyped(), opened = openDetails(el), focused = focusKey(el);
-      el.innerHTML = html;
+      var got = redraw(el, html);
+      if (!got.changed) return; // what is there stays as it is
       reopenDetails(el, opened);
       restoreTyped(saved);
-      enhance(el);
+      got.added.forEach(enhance);
       var note = name === "files" && uploadNote && $(".upload-status", el);
       if (note) note.textContent = uploadNote; // a later re-render keeps what the upload said
       refocus(el, focused);
+      got.carried.forEach(function (id) { refreshThread(id); });
     }).catch(function () {}).then(function () { delete pending[name]; });
     return pending[name];
   }
@@ -165,19 +262,25 @@
   }
   function labelled() { return !!$("#blocks .blk-grp, #blocks > .tabs"); }
   function blockHTML(id) { return fetchHTML(partBase + "/blocks/" + encodeURIComponent(id)); }
+  // place draws block id from html: a block already there whose markup did not
+  // change stays untouched (with its thread, focus and open disclosures).
   function place(id, html, before) {
     var tmp = document.createElement("div");
     tmp.innerHTML = html;
     var el = tmp.firstElementChild;
     if (!el) return;
-    var old = topBlock(id), host = $("#blocks"), focused = old && focusKey(old);
+    var old = topBlock(id), host = $("#blocks"), focused = old && focusKey(old), carried = [];
+    if (unchanged(old, el)) return;
+    remember(el);
     if (old) reopenDetails(tmp, openDetails(old));
+    if (old) carried = carryThreads(old, el);
     if (old) old.replaceWith(el);
     else if (before) host.insertBefore(el, before);
     else host.appendChild(el);
     el.classList.add("fresh");
     enhance(el);
     refocus(el, focused);
+    carried.forEach(function (bid) { refreshThread(bid); });
   }
   function onBlocks(ev) {
     var d = ev.data || {};
@@ -344,18 +447,23 @@
       }
       var comment = ($("#decide-comment") || {}).value || "";
       if (comment.trim()) payload.comment = comment;
-      $$("button[name=action]").forEach(function (b) { b.disabled = true; });
+      // The buttons this disables come back once the page is redrawn: those the
+      // redraw keeps (a step that leaves the page open draws the same form) are
+      // enabled again, the others are gone with what the decision closed.
+      var held = $$("button[name=action]").filter(function (b) { return !b.disabled; });
+      held.forEach(function (b) { b.disabled = true; });
       fetch(base + "/actions/" + encodeURIComponent(action || "submit"), {
         method: "POST", headers: headers({ "Content-Type": "application/json", Accept: "application/json" }), body: JSON.stringify(payload)
       }).then(function (r) {
         return r.json().catch(function () { return {}; }).then(function (j) { return { status: r.status, body: j }; });
       }).then(function (res) {
-        // A recorded decision leaves the buttons disabled until the redraw takes
-        // them away: between the answer and the redraw they would only earn a 409.
-        if (res.status !== 200) $$("button[name=action]").forEach(function (b) { b.disabled = false; });
+        // A recorded decision leaves the buttons disabled until the redraw: between
+        // the answer and the redraw they would only earn a 409.
+        if (res.status !== 200) held.forEach(function (b) { b.disabled = false; });
         if (res.status === 200) {
           status.textContent = "Recorded: " + label + ".";
           refreshState().then(function () {
+            held.forEach(function (b) { if (b.isConnected) b.disabled = false; });
             var h = $("#outcome-h") || $("#chain-h");
             if (h) { h.setAttribute("tabindex", "-1"); h.focus(); }
           });
@@ -374,7 +482,7 @@
         }
         showErrors(res.body.error, status);
       }).catch(function () {
-        $$("button[name=action]").forEach(function (b) { b.disabled = false; });
+        held.forEach(function (b) { b.disabled = false; });
         status.textContent = "The decision could not be sent. Check your connection and try again.";
         status.classList.add("err");
       });
@@ -513,9 +621,12 @@
       cancel.type = "button"; cancel.className = "bt bt-secondary"; cancel.textContent = "Cancel";
       var row = document.createElement("div"); row.className = "decide-actions"; row.appendChild(save); row.appendChild(cancel);
       p.replaceWith(area); area.after(row); area.focus();
-      cancel.addEventListener("click", function () { refresh("comments"); refreshThreads(); });
+      // The edit box goes away here: a redraw leaves a comment whose markup did
+      // not change as it is, edit box included.
+      var done = function () { area.replaceWith(p); row.remove(); };
+      cancel.addEventListener("click", function () { done(); refresh("comments"); refreshThreads(); });
       save.addEventListener("click", function () {
-        commentRequest("PATCH", base + "/comments/" + encodeURIComponent(id), { content: area.value, edit_token: tokens[id] }).then(function () { refresh("comments"); refreshThreads(); });
+        commentRequest("PATCH", base + "/comments/" + encodeURIComponent(id), { content: area.value, edit_token: tokens[id] }).then(function () { done(); refresh("comments"); refreshThreads(); });
       });
     }
   }
@@ -532,10 +643,13 @@
   }
   // placeThread puts a thread's fresh markup in its block (or takes it away when
   // the block has none now), keeping what the person typed and whether it is open.
+  // A thread whose markup did not change stays the very node it was.
   function placeThread(blk, html) {
     var cur = threadOf(blk), tmp = document.createElement("div");
     tmp.innerHTML = html;
     var next = tmp.firstElementChild, saved = saveTyped(), focused = cur && focusKey(cur);
+    if (next && unchanged(cur, next)) return cur;
+    if (next) remember(next);
     if (next && cur) next.open = cur.open || next.open;
     if (cur && next) cur.replaceWith(next);
     else if (cur) cur.remove();
@@ -548,23 +662,28 @@
   function fetchThread(id, open) {
     return fetchHTML(partBase + "/threads/" + encodeURIComponent(id) + (open ? "?open=1" : ""));
   }
+  // refreshThread redraws the thread of block bid in the block as it is when the
+  // thread arrives (a redraw may have drawn the block anew meanwhile).
+  function refreshThread(bid) {
+    var blk = topBlock(bid);
+    if (!blk) return null;
+    var cur = threadOf(blk);
+    return fetchThread(bid, cur && cur.open).then(function (html) { var now = topBlock(bid); if (now) placeThread(now, html); }).catch(function () {});
+  }
   // refreshThreads redraws the thread of block id and of every block that shows one.
   function refreshThreads(id) {
     var ids = {};
     if (id) ids[id] = true;
     $$("#blocks .cm-thread[data-thread]").forEach(function (t) { ids[t.getAttribute("data-thread")] = true; });
-    return Promise.all(Object.keys(ids).map(function (bid) {
-      var blk = topBlock(bid);
-      if (!blk) return null;
-      var cur = threadOf(blk);
-      return fetchThread(bid, cur && cur.open).then(function (html) { if (topBlock(bid) === blk) placeThread(blk, html); }).catch(function () {});
-    }));
+    return Promise.all(Object.keys(ids).map(refreshThread));
   }
   // commentOn opens block blk's thread and its form, with a picked line range
   // (pick: {side, start, end}) or none; the focus goes to the first field to fill.
   function commentOn(blk, pick) {
     var id = blk.getAttribute("data-block-id"), th = threadOf(blk);
-    var ready = th && $(".thread-form", th) ? Promise.resolve(th) : fetchThread(id, true).then(function (html) { return placeThread(blk, html); });
+    // The thread goes into the block as it is when the thread arrives: a redraw
+    // may have drawn the block anew since the click.
+    var ready = th && $(".thread-form", th) ? Promise.resolve(th) : fetchThread(id, true).then(function (html) { return placeThread(topBlock(id) || blk, html); });
     return ready.then(function (t) {
       if (!t) return;
       t.open = true;
@@ -712,7 +831,7 @@
       picked = null;
       refresh("comments");
       fetchThread(id, true).then(function (html) {
-        var t = placeThread(blk, html);
+        var t = placeThread(topBlock(id) || blk, html);
         var li = document.getElementById("tc-" + res.body.id);
         if (li) li.classList.add("flash");
         var st = t && $(".form-status", t);
@@ -797,6 +916,7 @@
     document.addEventListener("click", onCommentTool);
     document.addEventListener("click", onThreadClick);
     window.folioCommentOn = commentOn;
+    rememberPage();
     enhance(document);
     listen();
     followDelivery();

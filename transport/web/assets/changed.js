@@ -99,12 +99,12 @@
     p.appendChild(el("span", "", labels[kind] + " (version " + blockVersion(id) + ")"));
     blk.insertBefore(p, blk.firstChild);
   }
-  // markAll runs on every redrawn part (folioBlocks): the head brings the page's
-  // latest changes, the blocks fresh markup; either way every block is marked anew
-  // (the two may land in either order).
+  // markAll runs on every element a redraw brings (folioBlocks): one of the head
+  // brings the page's latest changes, a block fresh markup; either way every block
+  // is marked anew (the two may land in either order).
   function markAll(scope) {
     if (!scope) return;
-    if (scope.id === "part-head" || scope === document) readChanges();
+    if (scope === document || (scope.closest && scope.closest("#part-head"))) readChanges();
     $$("#blocks [data-block-id]").forEach(mark);
   }
   (window.folioBlocks = window.folioBlocks || []).push(markAll);

@@ -34,9 +34,12 @@
     select(0, false);
   }
   function scan(scope) {
+    if (scope && scope.matches && scope.matches("[data-tabs]")) init(scope); // a redrawn tab set itself
     Array.prototype.forEach.call((scope || document).querySelectorAll("[data-tabs]"), init);
   }
   window.folioBlocks = window.folioBlocks || [];
   window.folioBlocks.push(scan);
-  if (document.readyState !== "loading") scan(); else document.addEventListener("DOMContentLoaded", function () { scan(); });
+  // Wired on DOMContentLoaded, after the page script (app.js) has recorded the
+  // blocks as the server drew them (it compares redraws with that).
+  if (document.readyState === "complete") scan(); else document.addEventListener("DOMContentLoaded", function () { scan(); });
 })();

@@ -58,7 +58,9 @@
   }
   window.folioBlocks = window.folioBlocks || [];
   window.folioBlocks.push(scan);
-  if (document.readyState !== "loading") scan(); else document.addEventListener("DOMContentLoaded", function () { scan(); });
+  // Wired on DOMContentLoaded, after the page script (app.js) has recorded the
+  // blocks as the server drew them (it compares redraws with that).
+  if (document.readyState === "complete") scan(); else document.addEventListener("DOMContentLoaded", function () { scan(); });
 })();
 
 // Gallery carousel: the strip scrolls sideways on its own (scroll snap, keyboard
@@ -92,5 +94,7 @@
   }
   window.folioBlocks = window.folioBlocks || [];
   window.folioBlocks.push(scan);
-  if (document.readyState !== "loading") scan(); else document.addEventListener("DOMContentLoaded", function () { scan(); });
+  // Wired on DOMContentLoaded, after the page script (app.js) has recorded the
+  // blocks as the server drew them (it compares redraws with that).
+  if (document.readyState === "complete") scan(); else document.addEventListener("DOMContentLoaded", function () { scan(); });
 })();

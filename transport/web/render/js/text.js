@@ -179,5 +179,7 @@
   }
   window.folioBlocks = window.folioBlocks || [];
   window.folioBlocks.push(scan);
-  if (document.readyState !== "loading") scan(); else document.addEventListener("DOMContentLoaded", function () { scan(); });
+  // Wired on DOMContentLoaded, after the page script (app.js) has recorded the
+  // blocks as the server drew them (it compares redraws with that).
+  if (document.readyState === "complete") scan(); else document.addEventListener("DOMContentLoaded", function () { scan(); });
 })();
