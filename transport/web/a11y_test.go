@@ -119,3 +119,53 @@ func TestTheReviewPageWorksFromTheKeyboard(t *testing.T) {
 	tb.until("the decision", `!!document.querySelector(".outcome-approved")`)
 	tb.until("focus on the outcome after deciding", `document.activeElement.id === "outcome-h"`)
 }
+
+// TestAPersonWhoMovesOnAfterDecidingKeepsTheFocus: after a decision the page
+// redraws its parts and then puts the focus on the outcome, for a keyboard or
+// screen-reader user who decided from the form. A person who moved on while the
+// redraw was still coming (here: to a link in a block, while the files part is
+// held back) keeps the focus where they put it: the next key they press goes
+// there, not to the outcome. One who did not move gets the outcome, as before.
+func TestAPersonWhoMovesOnAfterDecidingKeepsTheFocus(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("focus-bot")
+	tb := newTab(t)
+	// hold keeps the page's fetches of its files part until release(); settled
+	// says release() came and the files part has been drawn again since.
+	const hold = `(function () {
+		var f = window.fetch, held = [], open = false;
+		window.fetch = function (u, o) {
+			if (open || String(u).indexOf("/parts/files") < 0) return f(u, o);
+			return new Promise(function (res) { held.push(function () { res(f(u, o)); }); });
+		};
+		window.release = function () { open = true; held.splice(0).forEach(function (g) { g(); }); };
+	})()`
+	const settled = `/takes no more files/.test(document.getElementById("part-files").innerText)`
+	for _, moves := range []bool{true, false} {
+		id := publish(t, e, key, approvalPage(map[string]any{"blocks": []any{map[string]any{"type": "text",
+			"data": map[string]any{"content": "Read [the runbook](https://example.com/runbook) first."}}}}))
+		tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+		tb.until("the page script", `!document.querySelector("#live").hidden`)
+		tb.eval0(hold)
+		tb.do(chromedp.SendKeys(chromedp.ID("actor_identity"), "kim@example.com"),
+			chromedp.Focus(chromedp.CSS(`#decide button[value="approve"]`)), chromedp.KeyEvent(kb.Enter))
+		tb.until("the decision", `!!document.querySelector(".outcome-approved")`)
+		if moves {
+			tb.do(chromedp.Focus(chromedp.CSS(`#blocks a[href="https://example.com/runbook"]`)))
+		}
+		tb.eval0(`release()`)
+		tb.until("the files part drawn after the decision", settled)
+		if !moves {
+			tb.until("focus on the outcome after deciding", `document.activeElement.id === "outcome-h"`)
+			continue
+		}
+		// The outcome would take the focus right after the files part is drawn,
+		// in the same turn of the page's script; a moment later it is still where
+		// the person put it.
+		tb.eval0(`window.since = performance.now()`)
+		tb.until("a moment after the redraw", `performance.now() - window.since > 300`)
+		if got := eval[string](tb, `document.activeElement.tagName + " " + (document.activeElement.getAttribute("href") || document.activeElement.id)`); got != "A https://example.com/runbook" {
+			t.Fatalf("the focus went to %q; the person had moved it to the runbook link", got)
+		}
+	}
+}

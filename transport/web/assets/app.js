@@ -464,6 +464,11 @@
           status.textContent = "Recorded: " + label + ".";
           refreshState().then(function () {
             held.forEach(function (b) { if (b.isConnected) b.disabled = false; });
+            // The outcome takes the focus only from where the decision was made
+            // (its button, the form, the bar, or nothing left): a person who
+            // moved on while the page was redrawn keeps where they went.
+            var a = document.activeElement;
+            if (a && a !== document.body && a !== button && !form.contains(a) && !a.closest(".dbar")) return;
             var h = $("#outcome-h") || $("#chain-h");
             if (h) { h.setAttribute("tabindex", "-1"); h.focus(); }
           });
