@@ -98,6 +98,14 @@ func (e *boltEngine) view(fn func(*Tx) error) error {
 	})
 }
 
+func (e *boltEngine) get(bucket string, key []byte) (v []byte, err error) {
+	err = e.db.View(func(btx *bolt.Tx) error {
+		v, err = boltTx{btx}.get(bucket, key)
+		return err
+	})
+	return v, err
+}
+
 func (e *boltEngine) close() error { return e.db.Close() }
 
 func (e *boltEngine) shared() bool { return false }

@@ -17,6 +17,9 @@ type engine interface {
 	commit(fns []func(*Tx) error, errs []error) (int, error)
 	// view runs fn in a read-only transaction over one committed state.
 	view(fn func(*Tx) error) error
+	// get reads one record, committed, as a view of that one read would (a copy,
+	// nil when absent), in the fewest round trips the engine allows.
+	get(bucket string, key []byte) ([]byte, error)
 	// shared reports whether other processes may commit to the same records (bbolt
 	// locks its file; a PostgreSQL database may serve several nodes).
 	shared() bool

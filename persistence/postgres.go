@@ -321,6 +321,24 @@ func (e *pgEngine) view(fn func(*Tx) error) error {
 	return ferr
 }
 
+// get is one statement on a pooled connection, outside any transaction: a
+// statement is its own snapshot, so one record read so is what a view of that
+// one read would see, in one round trip instead of two.
+func (e *pgEngine) get(bucket string, key []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	s := sqlOf(e.routes, bucket)
+	var v []byte
+	err := e.pool.QueryRow(ctx, s.get, s.args(bucket, key)...).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("persistence: %w", err)
+	}
+	return v, nil
+}
+
 func (e *pgEngine) shared() bool { return true }
 
 func (e *pgEngine) close() error {
@@ -387,8 +405,11 @@ func newPgTx(ctx context.Context, tx pgQuerier, write bool, routes map[string]*p
 }
 
 // sql is the bucket's statements: its table's, or kv's.
-func (t *pgTx) sql(bucket string) *pgSQL {
-	if s, ok := t.routes[bucket]; ok {
+func (t *pgTx) sql(bucket string) *pgSQL { return sqlOf(t.routes, bucket) }
+
+// sqlOf is bucket's statements: its table's when routes has it, else kv's.
+func sqlOf(routes map[string]*pgSQL, bucket string) *pgSQL {
+	if s, ok := routes[bucket]; ok {
 		return s
 	}
 	return kvSQL

@@ -74,7 +74,7 @@ type Options struct {
 	// "serialization" (40001). bbolt
 	// never re-runs.
 	Retried func(reason string)
-	// ReadFault, when set, is asked before every View; an error it returns fails
+	// ReadFault, when set, is asked before every View and Get; an error it returns fails
 	// the read as an engine failure would (ErrUnavailable). Tests use it to make
 	// reads fail on demand; it is nil in service.
 	ReadFault func() error
@@ -181,6 +181,40 @@ func (s *Store) UpdateOrdered(key string, fn func(*Tx) error) error {
 // read inside it failed) is ErrUnavailable, so a caller can tell "the read failed"
 // from "the record is absent" (no error, no value).
 func (s *Store) View(fn func(*Tx) error) error {
+	var fnErr error
+	err := s.read(func() error {
+		err := s.eng.view(func(tx *Tx) error {
+			fnErr = fn(tx)
+			return fnErr
+		})
+		if err != nil && err == fnErr {
+			return nil // fn's own error: returned as is, below
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return fnErr
+}
+
+// Get reads the one record at key as View would (a copy; nil, nil when absent;
+// ErrUnavailable when the store failed), for a caller that needs that record
+// alone: on PostgreSQL it is one statement, which is a snapshot of its own, where
+// a view of one read costs a BEGIN with it and a ROLLBACK after (a round trip of
+// its own). A caller that reads two records together uses View.
+func (s *Store) Get(bucket string, key []byte) ([]byte, error) {
+	var v []byte
+	err := s.read(func() (err error) {
+		v, err = s.eng.get(bucket, key)
+		return err
+	})
+	return v, err
+}
+
+// read runs one engine read under View's rules: refused once the store is
+// closed or while the read fault is set, its failure ErrUnavailable.
+func (s *Store) read(fn func() error) error {
 	s.mu.RLock()
 	closed := s.closed
 	s.mu.RUnlock()
@@ -192,15 +226,10 @@ func (s *Store) View(fn func(*Tx) error) error {
 			return unavailable{err}
 		}
 	}
-	var fnErr error
-	err := s.eng.view(func(tx *Tx) error {
-		fnErr = fn(tx)
-		return fnErr
-	})
-	if err != nil && (fnErr == nil || err != fnErr) {
+	if err := fn(); err != nil {
 		return unavailable{err}
 	}
-	return err
+	return nil
 }
 
 // Shared reports whether other nodes may commit to this store. A record kept in

@@ -67,7 +67,7 @@ func TestAViewSeesOneCommittedStateFromItsFirstRead(t *testing.T) {
 	})
 }
 
-// A view on PostgreSQL hands its connection back out of its transaction, ready
+// A view (and a Get) on PostgreSQL hands its connection back out of its transaction, ready
 // for the next caller: views one after another, whatever they read first, reuse
 // one connection instead of opening one each (a connection left inside its
 // transaction is closed by the pool, and the next view pays for a new one).
@@ -102,5 +102,15 @@ func TestViewsOnPostgreSQLReuseTheirConnection(t *testing.T) {
 	}
 	if n := e.pool.Stat().NewConnsCount() - before; n > 0 {
 		t.Fatalf("40 views one after another opened %d new connections, want none", n)
+	}
+	// Store.Get sends its one statement outside any transaction: nothing is
+	// left open either.
+	for i := 0; i < 40; i++ {
+		if got, err := s.Get("b", []byte("k")); err != nil || string(got) != "v" {
+			t.Fatalf("get %d: %q, %v", i, got, err)
+		}
+	}
+	if n := e.pool.Stat().NewConnsCount() - before; n > 0 {
+		t.Fatalf("40 gets one after another opened %d new connections, want none", n)
 	}
 }

@@ -245,12 +245,8 @@ func drop(tx *persistence.Tx, tenant string, seq uint64) (unacked bool, size int
 
 // Last is the tenant's newest committed sequence number (0 when none).
 func Last(store *persistence.Store, tenant string) (uint64, error) {
-	var last uint64
-	err := store.View(func(tx *persistence.Tx) error {
-		last = persistence.ReadU64(tx.Get(bucketSeq, []byte(tenant)))
-		return nil
-	})
-	return last, err
+	b, err := store.Get(bucketSeq, []byte(tenant))
+	return persistence.ReadU64(b), err
 }
 
 // Stored is one event read back from the log.
@@ -317,12 +313,8 @@ func Read(store *persistence.Store, tenant string, after, upto uint64, limit int
 
 // Pending is the number of unacknowledged events of tenant.
 func Pending(store *persistence.Store, tenant string) (int, error) {
-	var n uint64
-	err := store.View(func(tx *persistence.Tx) error {
-		n = persistence.ReadU64(tx.Get(bucketPending, []byte(tenant)))
-		return nil
-	})
-	return int(n), err
+	b, err := store.Get(bucketPending, []byte(tenant))
+	return int(persistence.ReadU64(b)), err
 }
 
 // Inbox lists tenant's unacknowledged events, oldest first, with their total.

@@ -42,17 +42,19 @@ func load(store *persistence.Store, id string) (p *Page, rev uint64, err error) 
 }
 
 // revision reads the page's committed revision.
-func revision(store *persistence.Store, id string) (rev uint64, err error) {
-	err = store.View(func(tx *persistence.Tx) error {
-		rev = storedRev(tx, id)
-		return nil
-	})
-	return rev, err
+func revision(store *persistence.Store, id string) (uint64, error) {
+	b, err := store.Get(bucketPageRevs, []byte(id))
+	return revOf(b), err
 }
 
 // storedRev is the page's committed revision (0 when none is stored).
 func storedRev(tx *persistence.Tx, id string) uint64 {
-	if b := tx.Get(bucketPageRevs, []byte(id)); len(b) == 8 {
+	return revOf(tx.Get(bucketPageRevs, []byte(id)))
+}
+
+// revOf decodes a stored revision (0 for none).
+func revOf(b []byte) uint64 {
+	if len(b) == 8 {
 		return binary.BigEndian.Uint64(b)
 	}
 	return 0

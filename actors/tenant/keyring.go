@@ -49,11 +49,8 @@ func (r *Keyring) Authenticate(key string) (p Principal, ok bool, err error) {
 	r.mu.RUnlock()
 	if !ok || r.store.Shared() { // another node may have deleted it: ask the store
 		ok = false
-		var stored []byte
-		if err := r.store.View(func(tx *persistence.Tx) error {
-			stored = tx.Get(bucketKeys, lookup)
-			return nil
-		}); err != nil {
+		stored, err := r.store.Get(bucketKeys, lookup)
+		if err != nil {
 			return Principal{}, false, fmt.Errorf("tenant: read key: %w", err)
 		}
 		if k, ok = decodeKey(stored); !ok {

@@ -216,12 +216,11 @@ func (b *Book) Len() int {
 // Load reads a tenant record: ok false when it is not stored, err when the store
 // did not answer (never "not stored").
 func Load(store *persistence.Store, id string) (t Tenant, ok bool, err error) {
-	if err := store.View(func(tx *persistence.Tx) error {
-		t, ok = decodeTenant(tx.Get(bucketTenants, []byte(id)))
-		return nil
-	}); err != nil {
+	b, err := store.Get(bucketTenants, []byte(id))
+	if err != nil {
 		return Tenant{}, false, fmt.Errorf("tenant: load %s: %w", id, err)
 	}
+	t, ok = decodeTenant(b)
 	return t, ok, nil
 }
 
