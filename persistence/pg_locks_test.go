@@ -18,13 +18,14 @@ import (
 // committed, so overlapping writes wait for each other instead of being re-run,
 // and a key two nodes create at once is created once.
 
-// twoNodes opens two stores on one new database, counting their re-runs by reason.
-func twoNodes(t *testing.T) (nodes [2]*Store, retries func() map[string]int64) {
+// twoNodes opens two stores on one new database, counting their re-runs by
+// reason; lanes is their Options.CommitLanes (0: the default).
+func twoNodes(t *testing.T, lanes int) (nodes [2]*Store, retries func() map[string]int64) {
 	url := pgtest.URL(t)
 	var mu sync.Mutex
 	counts := map[string]int64{}
 	for i := range nodes {
-		s, err := OpenURL(url, "", Options{Retried: func(reason string) {
+		s, err := OpenURL(url, "", Options{CommitLanes: lanes, Retried: func(reason string) {
 			mu.Lock()
 			counts[reason]++
 			mu.Unlock()
@@ -58,7 +59,7 @@ func maps(m map[string]int64) map[string]int64 {
 // isolation most of these groups were re-run whole (issue 36: 133 % of commits on
 // three nodes).
 func TestTwoNodesOnAHotRecordWaitInsteadOfRetrying(t *testing.T) {
-	nodes, retries := twoNodes(t)
+	nodes, retries := twoNodes(t, 0)
 	const writers, each = 8, 25
 	increment := func(tx *Tx) error {
 		n := ReadU64(tx.Get("b", []byte("counter")))
@@ -126,7 +127,7 @@ func TestTwoNodesOnAHotRecordWaitInsteadOfRetrying(t *testing.T) {
 // overwritten. Then 50 keys claimed at once by 4 writers on the two nodes: each
 // has exactly one claimant that saw it absent, and the stored claim is its.
 func TestAKeyTwoNodesCreateAtOnceIsCreatedOnce(t *testing.T) {
-	nodes, retries := twoNodes(t)
+	nodes, retries := twoNodes(t, 0)
 	claim := func(tx *Tx, key, me string, first *bool) error {
 		*first = false
 		if tx.Get("claims", []byte(key)) != nil {
@@ -349,9 +350,11 @@ func TestAStatementTheDatabaseCancelsIsTryAgain(t *testing.T) {
 // second write would wait for the other's head: a cycle, broken only by a "busy"
 // split or a deadlock. Groups run in ascending order of tenant
 // (Store.UpdateOrdered), so both take t1 first: B's first write waits for A's
-// group to commit, and nothing is split or run again.
+// group to commit, and nothing is split or run again. (Each node has one commit
+// lane here, so that both tenants' writes share its group: with several lanes,
+// tenants whose lane is the same share groups so.)
 func TestGroupsTakeTenantsInOneOrderOnEveryNode(t *testing.T) {
-	nodes, retries := twoNodes(t)
+	nodes, retries := twoNodes(t, 1)
 	for _, chain := range []string{"t1", "t2"} {
 		if err := nodes[0].Update(func(tx *Tx) error { _, _, err := tx.AppendAudit(chain, []byte(`{"n":0}`)); return err }); err != nil {
 			t.Fatal(err)
@@ -391,7 +394,7 @@ func TestGroupsTakeTenantsInOneOrderOnEveryNode(t *testing.T) {
 		for i, chain := range asked[node] {
 			wg.Add(1)
 			go func() { defer wg.Done(); errs <- s.UpdateOrdered(chain, write(node, chain)) }()
-			for len(s.reqs) < i+1 {
+			for len(s.lanes[0]) < i+1 {
 				time.Sleep(time.Millisecond)
 			}
 		}

@@ -85,7 +85,7 @@ func TestPrefetchedRecordsReadAsTheirGets(t *testing.T) {
 // creates if absent: no increment is lost (the prefetch locked the counter as its
 // read would have) and of two writers creating one key, one does.
 func TestPrefetchedRowsAreLockedOnASharedStore(t *testing.T) {
-	nodes, _ := twoNodes(t)
+	nodes, _ := twoNodes(t, 0)
 	const writers, each = 8, 25
 	var mu sync.Mutex
 	created := map[string]int{}

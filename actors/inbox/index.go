@@ -16,10 +16,14 @@ import (
 // where mask says which filters the range is for and the filter values follow,
 // length-prefixed. The status part is either one reading state (mask bit
 // maskStatus) or "not archived" (maskLive, the listing without a status filter), so
-// an entry sits in 8 ranges (4 once archived). Each range has an exact counter in
-// bucketCounts, updated in the same transaction as its keys. A listing is then one
-// counter read and one cursor walk of offset+limit keys at most (from whichever end
-// of the range is nearer), whatever the tenant holds.
+// an entry sits in 8 ranges (4 once archived). Each status range has an exact
+// counter in bucketCounts, updated in the same transaction as its keys; a live
+// range's total is its unread and its read range's together (rangeTotal), so a new
+// entry updates four counters, not eight: a counter is a workspace's row that every
+// writer of the workspace locks. A listing is then one or two counter reads and one
+// cursor walk of offset+limit keys at most (from whichever end of the range is
+// nearer), whatever the tenant holds. (Databases written before this keep live
+// ranges' counters that nothing reads or updates any more.)
 
 const (
 	maskStatus   byte = 1 << iota // one reading state
@@ -97,6 +101,28 @@ func entryIDOf(k, prefix []byte) []byte {
 	return append([]byte(nil), k[len(prefix)+timeKeyLen:]...)
 }
 
+// rangeTotal is the number of entries in the range f lists: its counter, or for
+// the live range (no status filter) its unread and read ranges' counters added.
+func rangeTotal(tx *persistence.Tx, tenant string, f Filter) int {
+	if f.Status != "" {
+		return int(persistence.ReadU64(tx.Get(bucketCounts, filterRange(tenant, f))))
+	}
+	n := 0
+	for _, st := range []string{Unread, Read} {
+		g := f
+		g.Status = st
+		n += int(persistence.ReadU64(tx.Get(bucketCounts, filterRange(tenant, g))))
+	}
+	return n
+}
+
+// counted reports whether range p (a rangePrefix) keeps a counter: a status
+// range does, a live range does not (rangeTotal).
+func counted(p []byte) bool {
+	i := bytes.IndexByte(p, 0)
+	return i >= 0 && i+1 < len(p) && p[i+1]&maskStatus != 0
+}
+
 // reindex moves an entry's index keys and counters from old (nil: new entry) to
 // next. Ranges that hold the entry under both stay untouched.
 func reindex(tx *persistence.Tx, old, next *Entry) error {
@@ -106,16 +132,20 @@ func reindex(tx *persistence.Tx, old, next *Entry) error {
 		if err := tx.Delete(bucketIndex, append(p, suffix...)); err != nil {
 			return err
 		}
-		if err := addCount(tx, bucketCounts, p, -1); err != nil {
-			return err
+		if counted(p) {
+			if err := addCount(tx, bucketCounts, p, -1); err != nil {
+				return err
+			}
 		}
 	}
 	for _, p := range added {
 		if err := tx.Put(bucketIndex, append(p, suffix...), nil); err != nil {
 			return err
 		}
-		if err := addCount(tx, bucketCounts, p, 1); err != nil {
-			return err
+		if counted(p) {
+			if err := addCount(tx, bucketCounts, p, 1); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 // filtered set, from the committed state. Without a status filter archived entries
 // are left out (DELETE is a soft delete); status=archived lists them.
 //
-// Cost: one counter read, then a cursor walk over at most offset+limit index keys
+// Cost: one or two counter reads (rangeTotal), then a cursor walk over at most offset+limit index keys
 // from whichever end of the range is nearer, then limit entry reads. No entry is
 // decoded that is not returned.
 func List(store *persistence.Store, tenantID string, f Filter) ([]*Entry, int, error) {
@@ -19,7 +19,7 @@ func List(store *persistence.Store, tenantID string, f Filter) ([]*Entry, int, e
 	total := 0
 	err := store.View(func(tx *persistence.Tx) error {
 		prefix := filterRange(tenantID, f)
-		total = int(persistence.ReadU64(tx.Get(bucketCounts, prefix)))
+		total = rangeTotal(tx, tenantID, f)
 		if f.Offset >= total || f.Limit <= 0 {
 			return nil
 		}

@@ -25,9 +25,19 @@ var _ page.Outlet = (*Outlet)(nil)
 
 var _ page.Reader = (*Outlet)(nil)
 
-// Reads are the page's decision rows and its entry, which Stage reads first.
-func (o *Outlet) Reads(p *page.Page, _ []page.Event) []persistence.Read {
-	return []persistence.Read{{Bucket: bucketDecideRows, Key: []byte(p.ID)}, {Bucket: bucketEntries, Key: []byte(EntryID(p.ID))}}
+// Reads are the page's decision rows and its entry, which Stage reads first; for
+// a page being created (its page.created event), whose entry is new, also the
+// workspace's rows Stage then changes (prefetchTenantRows), which are known
+// without the entry: so a publish reads them in the page's one round trip of
+// reads, not one of their own.
+func (o *Outlet) Reads(p *page.Page, events []page.Event) []persistence.Read {
+	reads := []persistence.Read{{Bucket: bucketDecideRows, Key: []byte(p.ID)}, {Bucket: bucketEntries, Key: []byte(EntryID(p.ID))}}
+	for _, e := range events {
+		if e.Type == "page.created" {
+			return append(reads, tenantRows(nil, fromPage(p, nil))...)
+		}
+	}
+	return reads
 }
 
 // Stage files the page's new state, and what it awaits (decide.go).
@@ -58,18 +68,26 @@ func (o *Outlet) Stage(tx *persistence.Tx, p *page.Page, _ []page.Event) error {
 // quality aggregate (requality), in the order those take them, so a shared store
 // reads them in one round trip instead of up to eleven.
 func prefetchTenantRows(tx *persistence.Tx, old, next *Entry) {
+	tx.Prefetch(tenantRows(old, next)...)
+}
+
+// tenantRows are the workspace's rows a change from old (nil: new entry) to
+// next updates, in the order reindex, restat and requality take them.
+func tenantRows(old, next *Entry) []persistence.Read {
 	gone, added := rangeChanges(old, next)
 	reads := make([]persistence.Read, 0, len(gone)+len(added)+3)
 	for _, ps := range [][][]byte{gone, added} {
 		for _, p := range ps {
-			reads = append(reads, persistence.Read{Bucket: bucketCounts, Key: p})
+			if counted(p) {
+				reads = append(reads, persistence.Read{Bucket: bucketCounts, Key: p})
+			}
 		}
 	}
 	reads = append(reads,
 		persistence.Read{Bucket: bucketHours, Key: hourKey(next.TenantID, next.CreatedAt)},
 		persistence.Read{Bucket: bucketAll, Key: []byte(next.TenantID)},
 		persistence.Read{Bucket: bucketQuality, Key: []byte(next.TenantID)})
-	tx.Prefetch(reads...)
+	return reads
 }
 
 // Committed rings the bell: every read comes straight from the committed rows, so

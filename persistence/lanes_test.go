@@ -1,0 +1,82 @@
+package persistence
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"folio/persistence/pgtest"
+)
+
+// On PostgreSQL a workspace's commit waits for no other workspace's group: while
+// a write of workspace a is held inside its transaction, a write of b (in another
+// lane) is committed and acknowledged; a second write of a waits, and commits
+// after the first, having read what the first wrote (one key's writes keep their
+// order).
+func TestOneWorkspacesCommitDoesNotWaitForAnothers(t *testing.T) {
+	s, err := OpenURL(pgtest.URL(t), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if len(s.lanes) != DefaultCommitLanes || DefaultCommitLanes < 2 {
+		t.Fatalf("%d lanes, want DefaultCommitLanes (%d, at least 2)", len(s.lanes), DefaultCommitLanes)
+	}
+	a, b := "ws_a", ""
+	for i := 0; b == ""; i++ {
+		if k := fmt.Sprintf("ws_%d", i); s.laneOf(k) != s.laneOf(a) {
+			b = k
+		}
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.UpdateOrdered(a, func(tx *Tx) error {
+			select {
+			case <-entered:
+			default:
+				close(entered)
+			}
+			<-release
+			return tx.Put("b", []byte("a"), []byte("1"))
+		})
+	}()
+	<-entered
+	second := make(chan error, 1)
+	var seen []byte
+	go func() {
+		second <- s.UpdateOrdered(a, func(tx *Tx) error {
+			seen = tx.Get("b", []byte("a"))
+			return tx.Put("b", []byte("a"), []byte("2"))
+		})
+	}()
+	other := make(chan error, 1)
+	go func() { other <- s.UpdateOrdered(b, func(tx *Tx) error { return tx.Put("b", []byte("b"), []byte("1")) }) }()
+	select {
+	case err := <-other:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatalf("workspace %s's write waited for %s's group", b, a)
+	}
+	select {
+	case err := <-second:
+		t.Fatalf("a's second write was acknowledged (%v) while its first was still running", err)
+	default:
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	if string(seen) != "1" {
+		t.Fatalf("a's second write read %q, want the first's 1", seen)
+	}
+	if got, _ := s.Get("b", []byte("a")); string(got) != "2" {
+		t.Fatalf("a = %q after both, want 2", got)
+	}
+}
