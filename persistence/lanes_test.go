@@ -51,7 +51,9 @@ func TestOneWorkspacesCommitDoesNotWaitForAnothers(t *testing.T) {
 		})
 	}()
 	other := make(chan error, 1)
-	go func() { other <- s.UpdateOrdered(b, func(tx *Tx) error { return tx.Put("b", []byte("b"), []byte("1")) }) }()
+	go func() {
+		other <- s.UpdateOrdered(b, func(tx *Tx) error { return tx.Put("b", []byte("b"), []byte("1")) })
+	}()
 	select {
 	case err := <-other:
 		if err != nil {
