@@ -42,26 +42,3 @@ func TestGetReadsOneCommittedRecord(t *testing.T) {
 		}
 	})
 }
-
-// A Get whose read fails is ErrUnavailable, told apart from an absent record.
-func TestGetTellsAFailedReadFromAnAbsentRecord(t *testing.T) {
-	down := errors.New("injected: connection reset")
-	failing := false
-	s, err := Open(t.TempDir(), Options{ReadFault: func() error {
-		if failing {
-			return down
-		}
-		return nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	if got, err := s.Get("b", []byte("absent")); got != nil || err != nil {
-		t.Fatalf("absent: %q, %v", got, err)
-	}
-	failing = true
-	if _, err := s.Get("b", []byte("absent")); !errors.Is(err, ErrUnavailable) || !errors.Is(err, down) {
-		t.Fatalf("failed read = %v, want ErrUnavailable wrapping the cause", err)
-	}
-}

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// A failed read is told apart from an absent record and from the reader's own
-// error: only the store's failure is ErrUnavailable.
+// A failed read (a View or a Get) is told apart from an absent record and from
+// the reader's own error: only the store's failure is ErrUnavailable.
 func TestViewTellsAFailedReadFromAnAbsentRecord(t *testing.T) {
 	var failing bool
 	down := errors.New("injected: connection reset")
@@ -29,11 +29,17 @@ func TestViewTellsAFailedReadFromAnAbsentRecord(t *testing.T) {
 	if err := s.View(func(*Tx) error { return mine }); err != mine {
 		t.Fatalf("the reader's error came back as %v, want it as is", err)
 	}
+	if got, err := s.Get("b", []byte("absent")); got != nil || err != nil {
+		t.Fatalf("Get of an absent record: %q, %v; want nil and no error", got, err)
+	}
 	failing = true
 	ran := false
 	err = s.View(func(*Tx) error { ran = true; return nil })
 	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, down) || ran {
 		t.Fatalf("failed read = %v (ran %v); want ErrUnavailable wrapping the cause, the reader not run", err, ran)
+	}
+	if _, err := s.Get("b", []byte("absent")); !errors.Is(err, ErrUnavailable) || !errors.Is(err, down) {
+		t.Fatalf("failed Get = %v, want ErrUnavailable wrapping the cause", err)
 	}
 	failing = false
 	if err := s.Close(); err != nil {
