@@ -14,10 +14,12 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // These tests drive a real headless Chromium (Debian's chromium; make deps installs
@@ -243,4 +245,27 @@ func containsAll(s string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// keystroke is key r pressed as a keyboard presses it: its keydown carries its
+// text, so the page gets keydown and keypress in one task, then its keyup.
+// (chromedp.KeyEvent sends the text in a message of its own, which the page may
+// get only after the keydown's work has moved the focus: an Enter on a link that
+// opens a form then lands in the form's field and submits it.)
+func keystroke(r rune) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		evs := kb.Encode(r)
+		down := *evs[0]
+		for _, e := range evs {
+			if e.Type == kb.KeyChar {
+				down.Text, down.UnmodifiedText = e.Text, e.UnmodifiedText
+			}
+		}
+		for _, e := range []input.DispatchKeyEventParams{down, *evs[len(evs)-1]} {
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -173,7 +173,7 @@ func TestCommentingOnLinesFromTheKeyboardAlone(t *testing.T) {
 			if o := eval[string](tb, `getComputedStyle(document.activeElement).outlineStyle`); o == "none" {
 				t.Errorf("the focused affordance has no focus ring")
 			}
-			tb.do(chromedp.KeyEvent(kb.Enter))
+			tb.do(keystroke('\r')) // Enter
 			tb.until("the thread open at its first line field", `document.activeElement.id === "t-blk-conf-from"`)
 			tb.do(chromedp.KeyEvent("2"), chromedp.KeyEvent("\t"), chromedp.KeyEvent("3"))
 			tb.until("the range typed, the focus in its second field", `document.getElementById("t-blk-conf-from").value === "2" && document.getElementById("t-blk-conf-to").value === "3" && document.activeElement.id === "t-blk-conf-to"`)
@@ -194,7 +194,7 @@ func TestCommentingOnLinesFromTheKeyboardAlone(t *testing.T) {
 
 			// "m": the block holding the focus gets a comment, in place.
 			tb.eval0(`document.querySelector('[data-block-id="main"] pre').focus()`)
-			tb.do(chromedp.KeyEvent("m"))
+			tb.do(keystroke('m'))
 			tb.until("the code block's thread open at its first field", `document.activeElement.id === "t-blk-main-from"`)
 			tb.eval0(`document.activeElement.blur()`)
 			tb.do(chromedp.KeyEvent("?"))
