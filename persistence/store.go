@@ -7,7 +7,6 @@ package persistence
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"runtime"
 	"slices"
 	"strings"
@@ -171,15 +170,18 @@ func newStore(e engine, opt Options) *Store {
 // PostgreSQL's.
 const DefaultCommitLanes = 4
 
-// laneOf is the lane of key: a pure function of the key, so that one key's
-// requests queue in one lane, in order.
+// laneOf is the lane of key: a pure function of the key (its FNV-1a hash,
+// computed in place: every write asks, and a hash.Hash would be an allocation
+// each time), so that one key's requests queue in one lane, in order.
 func (s *Store) laneOf(key string) chan *commitReq {
 	if len(s.lanes) == 1 {
 		return s.lanes[0]
 	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(key))
-	return s.lanes[h.Sum32()%uint32(len(s.lanes))]
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint32(key[i])) * 16777619
+	}
+	return s.lanes[h%uint32(len(s.lanes))]
 }
 
 // Update runs fn inside a write transaction and returns once that transaction is
