@@ -142,6 +142,7 @@ const maxStale = 8
 // reloads it and decides again, so a second decision on one page is a 409 whichever
 // node takes it.
 func (a *Actor) decide(msg any) any {
+	a.assumeNew(msg)
 	for attempt := 1; ; attempt++ {
 		res := a.decideOnce(msg)
 		if err, ok := res.(error); !ok || !errors.Is(err, errStale) {
@@ -151,6 +152,16 @@ func (a *Actor) decide(msg any) any {
 		if attempt == maxStale {
 			return fault.New(fault.Unavailable, "the page is being changed elsewhere; try again", map[string]any{"pageId": a.id})
 		}
+	}
+}
+
+// assumeNew lets a fresh actor create its page without reading the store first: a
+// page is created under an id minted for it (ids.New: 95 random bits), so nothing is
+// stored under it. The commit still checks (write: a stored page or revision under
+// the id makes it stale), and decide's retry then loads what is there: a 409.
+func (a *Actor) assumeNew(msg any) {
+	if _, ok := msg.(*Create); ok && !a.loaded && a.page == nil {
+		a.loaded = true
 	}
 }
 

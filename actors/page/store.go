@@ -101,6 +101,9 @@ func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byt
 	// then what the outlets read first, rows of this page and its workspace that
 	// those two locks already guard.
 	reads := []persistence.Read{{Bucket: bucketPageRevs, Key: []byte(next.ID)}}
+	if prev == nil { // a creation: nothing may be stored under the id (assumeNew)
+		reads = append(reads, persistence.Read{Bucket: bucketPages, Key: []byte(next.ID)})
+	}
 	if len(entries) > 0 {
 		reads = append(reads, tx.ChainReads(next.TenantID)...)
 	}
@@ -112,7 +115,7 @@ func write(tx *persistence.Tx, d *Deps, rev uint64, prev, next *Page, body []byt
 		}
 	}
 	tx.Prefetch(reads...)
-	if storedRev(tx, next.ID) != rev {
+	if storedRev(tx, next.ID) != rev || prev == nil && tx.Get(bucketPages, []byte(next.ID)) != nil {
 		return errStale
 	}
 	if err := tx.Put(bucketPageRevs, []byte(next.ID), persistence.U64(rev+1)); err != nil {
