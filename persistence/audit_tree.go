@@ -35,9 +35,15 @@ var errReadRaced = errors.New("persistence: records read changed underneath")
 func treeKey(chain string, index int64) []byte { return Key([]byte(chain), U64(uint64(index))) }
 
 // hashReader reads stored hashes of chain's tree inside t (its own pending writes
-// included, on both engines).
+// included, on both engines), the hashes of one call at once (Prefetch: one round
+// trip on PostgreSQL for the two or so an append reads).
 func (t *Tx) hashReader(chain string) tlog.HashReader {
 	return tlog.HashReaderFunc(func(indexes []int64) ([]tlog.Hash, error) {
+		reads := make([]Read, len(indexes))
+		for i, idx := range indexes {
+			reads[i] = Read{Bucket: treeBucket, Key: treeKey(chain, idx)}
+		}
+		t.Prefetch(reads...)
 		out := make([]tlog.Hash, len(indexes))
 		for i, idx := range indexes {
 			v := t.Get(treeBucket, treeKey(chain, idx))
