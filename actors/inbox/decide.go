@@ -120,6 +120,30 @@ func decideRowsOf(p *page.Page) *decideRows {
 	return r
 }
 
+// decideReads are the counters stageDecisions reads to move p's rows from old to
+// next (either nil), in the order it reads them.
+func decideReads(p *page.Page, old, next *decideRows) []persistence.Read {
+	var reads []persistence.Read
+	for _, r := range []*decideRows{old, next} {
+		if r == nil {
+			continue
+		}
+		for _, k := range r.Keys {
+			reads = append(reads, persistence.Read{Bucket: bucketDecideN, Key: countKey(k, p.ID)})
+		}
+		for _, a := range r.Audiences {
+			if a != audienceAnyone {
+				reads = append(reads, persistence.Read{Bucket: bucketDecideReach, Key: reachKey(a, p.TenantID)})
+			}
+		}
+	}
+	return reads
+}
+
+// countKey is the counter of the range a decision row k (of page id) is in: k
+// without its due(8), priority(1), createdAt(8) and page id.
+func countKey(k []byte, id string) []byte { return k[:len(k)-len(id)-17] }
+
 // stageDecisions moves p's rows in the decision index to what p now awaits, in
 // p's commit; a commit that changes nothing the index holds writes nothing. A pure
 // function of the transaction.
@@ -135,6 +159,7 @@ func stageDecisions(tx *persistence.Tx, p *page.Page) error {
 	if old == nil && next == nil {
 		return nil
 	}
+	tx.Prefetch(decideReads(p, old, next)...)
 	nb, err := json.Marshal(next)
 	if err != nil {
 		return err
@@ -151,7 +176,7 @@ func stageDecisions(tx *persistence.Tx, p *page.Page) error {
 			if err := tx.Delete(bucketDecide, k); err != nil {
 				return err
 			}
-			if err := addCount(tx, bucketDecideN, k[:len(k)-len(p.ID)-17], -1); err != nil {
+			if err := addCount(tx, bucketDecideN, countKey(k, p.ID), -1); err != nil {
 				return err
 			}
 		}
@@ -170,7 +195,7 @@ func stageDecisions(tx *persistence.Tx, p *page.Page) error {
 		if err := tx.Put(bucketDecide, k, row); err != nil {
 			return err
 		}
-		if err := addCount(tx, bucketDecideN, k[:len(k)-len(p.ID)-17], 1); err != nil {
+		if err := addCount(tx, bucketDecideN, countKey(k, p.ID), 1); err != nil {
 			return err
 		}
 	}

@@ -26,18 +26,20 @@ var _ page.Outlet = (*Outlet)(nil)
 var _ page.Reader = (*Outlet)(nil)
 
 // Reads are the page's decision rows and its entry, which Stage reads first; for
-// a page being created (its page.created event), whose entry is new, also the
-// workspace's rows Stage then changes (prefetchTenantRows), which are known
-// without the entry: so a publish reads them in the page's one round trip of
-// reads, not one of their own.
+// a page being created (its page.created event), which has neither yet, also the
+// workspace's rows Stage then changes (the decision counters of decideReads, and
+// prefetchTenantRows'), which are known without them: so a publish reads them in
+// the page's one round trip of reads, not rounds of their own. In Stage's order.
 func (o *Outlet) Reads(p *page.Page, events []page.Event) []persistence.Read {
-	reads := []persistence.Read{{Bucket: bucketDecideRows, Key: []byte(p.ID)}, {Bucket: bucketEntries, Key: []byte(EntryID(p.ID))}}
+	reads := []persistence.Read{{Bucket: bucketDecideRows, Key: []byte(p.ID)}}
 	for _, e := range events {
-		if e.Type == "page.created" {
+		if e.Type == "page.created" { // nothing stored yet: the rows a new page adds to
+			reads = append(reads, decideReads(p, nil, decideRowsOf(p))...)
+			reads = append(reads, persistence.Read{Bucket: bucketEntries, Key: []byte(EntryID(p.ID))})
 			return append(reads, tenantRows(nil, fromPage(p, nil))...)
 		}
 	}
-	return reads
+	return append(reads, persistence.Read{Bucket: bucketEntries, Key: []byte(EntryID(p.ID))})
 }
 
 // Stage files the page's new state, and what it awaits (decide.go).
