@@ -71,7 +71,7 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 			alice.until("the thread open in place with its form", threadOf("plan")+` && `+threadOf("plan")+`.open && document.activeElement === document.getElementById("t-blk-plan-text")`)
 			alice.do(chromedp.SendKeys(chromedp.ID("t-blk-plan-text"), "Which region is the canary?"),
 				chromedp.SetValue(chromedp.ID("t-blk-plan-name"), "Alice"),
-				chromedp.Click(chromedp.CSS(`#t-blk-plan button[type=submit]`), chromedp.NodeVisible))
+				chromedp.Click(chromedp.CSS(`#t-blk-plan button.bt-primary`), chromedp.NodeVisible))
 			alice.until("the comment in the block's thread", threadOf("plan")+`.querySelectorAll(".comment").length === 1`)
 			bob.until("Alice's comment in the plan's thread in Bob's tab, with its count",
 				threadOf("plan")+` && `+threadOf("plan")+`.querySelector("summary").innerText.indexOf("1 comment") === 0`)
@@ -215,6 +215,55 @@ func TestCommentingOnLinesFromTheKeyboardAlone(t *testing.T) {
 	}
 }
 
+// TestEnterInACommentFieldPostsNothing: Enter in a thread's line fields or its
+// name field, or in the name under the page's comment box, posts nothing and keeps
+// what was typed, as in the decision form; the button then posts the one comment.
+// Without scripts too: Enter in a thread's line field sends nothing, and the
+// comment posted afterwards is the only one, on the range typed after the Enter.
+func TestEnterInACommentFieldPostsNothing(t *testing.T) {
+	e := nodetest.New(t)
+	key, _ := e.Register("thread-enter")
+	id := publish(t, e, key, threadBlocks())
+	tb := newTab(t)
+	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id + "?comment_on=main"))
+	tb.until("the page script and the open thread", `document.querySelector("#live").innerText === "Live" && document.querySelector("#t-blk-main").open`)
+	tb.do(chromedp.SetValue(chromedp.ID("t-blk-main-text"), "Half a thought"))
+	for _, field := range []string{"t-blk-main-from", "t-blk-main-to", "t-blk-main-name"} {
+		tb.do(chromedp.Focus(chromedp.ID(field)), chromedp.KeyEvent("4"), keystroke('\r'))
+		if got := eval[string](tb, `document.querySelector("#t-blk-main .form-status").textContent + "|" + document.activeElement.id + "|" + document.getElementById("t-blk-main-text").value`); got != "|"+field+"|Half a thought" {
+			t.Fatalf("after Enter in %s the thread's status, focus and text are %q", field, got)
+		}
+	}
+	tb.do(chromedp.Click(chromedp.CSS(`#t-blk-main button.bt-primary`)))
+	tb.until("the comment posted by its button", threadOf("main")+`.querySelectorAll(".comment").length === 1`)
+	tb.do(chromedp.SetValue(chromedp.ID("comment-text"), "A second thought"), chromedp.Focus(chromedp.ID("comment-name")), chromedp.KeyEvent("Nora"), keystroke('\r'))
+	if got := tb.text("#composer .form-status"); got != "" {
+		t.Fatalf("Enter in the comment box's name field: the status says %q", got)
+	}
+	tb.do(chromedp.Click(chromedp.CSS(`#composer button.bt-primary`)))
+	tb.until("the second comment posted", `document.querySelectorAll("#part-comments .comment").length === 2`)
+
+	nojs := newTab(t)
+	if _, err := chromedp.Call(nojs.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	nojs.do(chromedp.Navigate(e.Srv.URL + "/p/" + id + "?comment_on=conf"))
+	nojs.until("the diff's thread open", `document.readyState === "complete" && document.querySelector("#t-blk-conf").open`)
+	nojs.do(chromedp.SetValue(chromedp.ID("t-blk-conf-text"), "No script"), chromedp.SetValue(chromedp.ID("t-blk-conf-name"), "Ola"),
+		chromedp.Focus(chromedp.ID("t-blk-conf-from")), chromedp.KeyEvent("2"), keystroke('\r'))
+	nojs.do(chromedp.SetValue(chromedp.ID("t-blk-conf-to"), "3"), chromedp.Click(chromedp.CSS(`#t-blk-conf button.bt-primary`)))
+	nojs.until("the comment in the open thread", `!!document.querySelector("#t-blk-conf .comment")`)
+
+	var texts []string
+	for _, c := range e.Must(200, "GET", "/v1/pages/"+id+"/comments", "", nil)["comments"].([]any) {
+		m := c.(map[string]any)
+		texts = append(texts, fmt.Sprintf("%v %v-%v", m["content"], m["line_start"], m["line_end"]))
+	}
+	if got := strings.Join(texts, "; "); got != "Half a thought 4-4; A second thought <nil>-<nil>; No script 2-3" {
+		t.Fatalf("the page's comments are %q", got)
+	}
+}
+
 // TestABlockThreadWorksWithoutJavaScript: with scripts off, a block's comment
 // link opens the page with its thread and form; the form posts a comment on
 // lines of the code block (303 back, the thread open at it, lines marked in the
@@ -233,7 +282,7 @@ func TestABlockThreadWorksWithoutJavaScript(t *testing.T) {
 	tb.until("the thread open after the link", `document.readyState === "complete" && location.search === "?comment_on=main" && document.querySelector("#t-blk-main").open`)
 	tb.do(chromedp.SetValue(chromedp.ID("t-blk-main-from"), "4"), chromedp.SetValue(chromedp.ID("t-blk-main-to"), "9"),
 		chromedp.SetValue(chromedp.ID("t-blk-main-text"), "Both regions at once?"), chromedp.SetValue(chromedp.ID("t-blk-main-name"), "Nora"),
-		chromedp.Click(chromedp.CSS(`#t-blk-main button[type=submit]`)))
+		chromedp.Click(chromedp.CSS(`#t-blk-main button.bt-primary`)))
 	tb.until("the refusal at the line fields", `!!document.querySelector("#t-blk-main-lines-err") && !document.querySelector("#t-blk-main-lines-err").hidden`)
 	if got := tb.text("#t-blk-main-lines-err"); !containsAll(got, "line_end", "at most 6") {
 		t.Fatalf("the line fields say %q", got)
@@ -243,7 +292,7 @@ func TestABlockThreadWorksWithoutJavaScript(t *testing.T) {
 	}
 	tb.view("comment-threads-nojs-refused")
 	tb.until("the refused page loaded", `document.readyState === "complete" && location.hash === "#t-blk-main"`)
-	tb.do(chromedp.SetValue(chromedp.ID("t-blk-main-to"), "5"), chromedp.Click(chromedp.CSS(`#t-blk-main button[type=submit]`)))
+	tb.do(chromedp.SetValue(chromedp.ID("t-blk-main-to"), "5"), chromedp.Click(chromedp.CSS(`#t-blk-main button.bt-primary`)))
 	tb.until("the comment in the open thread", `!!document.querySelector("#t-blk-main .comment") && document.querySelector("#t-blk-main").open`)
 	if got := tb.text("#t-blk-main .comment"); !containsAll(got, "Nora", "lines 4–5", "Both regions at once?") {
 		t.Fatalf("the thread reads %q", got)

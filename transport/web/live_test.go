@@ -31,7 +31,7 @@ func TestACommentInOneTabAppearsInAnother(t *testing.T) {
 	alice.until("the block's thread open at its form", `document.activeElement.id === "t-blk-plan-text"`)
 	alice.do(chromedp.SendKeys(chromedp.ID("t-blk-plan-text"), "Can we start at 5%?"),
 		chromedp.SetValue(chromedp.ID("t-blk-plan-name"), "Alice"),
-		chromedp.Click(chromedp.CSS(`#t-blk-plan button[type=submit]`)))
+		chromedp.Click(chromedp.CSS(`#t-blk-plan button.bt-primary`)))
 	bob.until("Alice's comment in Bob's tab", `document.querySelectorAll("#part-comments .comment").length === 1`)
 	if got := bob.text("#part-comments .comment"); !containsAll(got, "Alice", "Can we start at 5%?", "on Rollout plan") {
 		t.Fatalf("Bob sees %q", got)

@@ -571,6 +571,10 @@
   }
   function onComment(e) {
     var form = e.target;
+    if (form && (form.id === "composer" || form.hasAttribute("data-thread-form")) && e.submitter && e.submitter.classList.contains("enter-guard")) {
+      e.preventDefault(); // Enter in a field: nothing to send
+      return;
+    }
     if (form && form.hasAttribute("data-thread-form")) { onThreadComment(e); return; }
     if (!form || form.id !== "composer") return;
     e.preventDefault();

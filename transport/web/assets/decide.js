@@ -98,17 +98,20 @@
     close.focus();
   }
 
+  // Enter in a one-line field of the decision form or of a comment form sends
+  // nothing: a decision, or a comment, goes by its button (or Ctrl+Enter in the
+  // comment's text), never on a key meant to end a name or a line number.
   function enterInField(e) {
-    var t = e.target;
-    return e.key === "Enter" && t && t.form && t.form.id === "decide" && t.tagName !== "TEXTAREA" && t.tagName !== "BUTTON";
+    var t = e.target, f = t && t.form;
+    return e.key === "Enter" && !!f && (f.id === "decide" || f.id === "composer" || f.hasAttribute("data-thread-form")) && t.tagName !== "TEXTAREA" && t.tagName !== "BUTTON";
   }
   // keypress too: it is what submits, and not every source of key events (input
   // methods, automation) skips it after a cancelled keydown.
   document.addEventListener("keypress", function (e) { if (enterInField(e)) e.preventDefault(); });
   document.addEventListener("keydown", function (e) {
     var t = e.target;
-    // Enter in a field of the decision form does nothing (without script the
-    // guard button of part-dbar takes it).
+    // Enter in such a field does nothing (without script the decision form's and
+    // a thread form's guard button takes it; the composer needs script).
     if (enterInField(e)) {
       e.preventDefault();
       return;
