@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"folio/transport/node"
 	"folio/transport/node/nodetest"
 )
 
@@ -39,7 +40,7 @@ func TestACommentInOneTabAppearsInAnother(t *testing.T) {
 	bob.do(chromedp.Click(chromedp.CSS(`#part-comments .comment [data-reply]`)),
 		chromedp.SendKeys(chromedp.ID("comment-text"), "Yes, 5% for an hour."),
 		chromedp.SetValue(chromedp.ID("comment-name"), "Bob"),
-		chromedp.Click(chromedp.CSS(`#composer button[type=submit]`)))
+		chromedp.Click(chromedp.CSS(`#composer button.bt-primary`)))
 	alice.until("Bob's reply in Alice's tab", `document.querySelectorAll("#part-comments .comment.depth-1").length === 1`)
 	if got := alice.text("#part-comments .comment.depth-1"); !containsAll(got, "Bob", "Yes, 5% for an hour.") {
 		t.Fatalf("Alice sees the reply as %q", got)
@@ -205,4 +206,27 @@ func TestADisclosureKeepsItsStateWhenTheAgentUpdatesItsBlock(t *testing.T) {
 	}
 	tb.do(chromedp.KeyEvent("\r"))
 	tb.until("Enter to open the text", `document.querySelector('[data-block-id="more"] details').open`)
+}
+
+// TestAPageRefusedItsStreamComesBackLive: at the server's cap of open streams a
+// second tab's stream is refused (503), which a browser never retries by itself.
+// The page says "Reconnecting…", asks again, and once a place is free it is live,
+// with the comment the agent posted while it was away, and without a reload.
+func TestAPageRefusedItsStreamComesBackLive(t *testing.T) {
+	e := nodetest.New(t, func(c *node.Config) { c.MaxOpen = 1 })
+	key, _ := e.Register("capped")
+	id := publish(t, e, key, approvalPage(map[string]any{}))
+	first, second := newTab(t), newTab(t)
+	first.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	first.until("the first tab live", `document.querySelector("#live").innerText === "Live"`)
+	second.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
+	second.until("the second tab refused", `document.querySelector("#live") && document.querySelector("#live").innerText === "Reconnecting…"`)
+	second.eval0(`window.notReloaded = true`)
+	e.Must(201, "POST", "/v1/pages/"+id+"/comments", key, map[string]any{"content": "Posted while you were away"})
+	first.do(chromedp.Navigate("about:blank")) // its place is free
+	second.until("the second tab live again", `document.querySelector("#live").innerText === "Live"`)
+	second.until("the comment posted meanwhile", `document.querySelectorAll("#part-comments .comment").length === 1`)
+	if got := second.text("#part-comments .comment"); !strings.Contains(got, "Posted while you were away") || !eval[bool](second, `window.notReloaded === true`) {
+		t.Fatalf("back live, the page shows %q (reloaded: %v)", got, !eval[bool](second, `window.notReloaded === true`))
+	}
 }

@@ -314,14 +314,29 @@
   // this person leave) and the page reloads when shown again (shared.js).
   var stream = null;
   window.folioStreams.closeOnHide(function () { if (stream) { stream.close(); stream = null; } });
+  // A stream the server refused (at its cap of open streams: 429 or 503) or that
+  // failed outright is one the browser closes for good and never retries. The page
+  // asks again itself, 5 s after the first refusal and twice as long after each
+  // next one up to a minute (jittered, so refused pages do not return together),
+  // saying "Reconnecting…" meanwhile; once back it redraws its parts and threads, so
+  // what changed while it was away shows at once.
+  var refused = 0, retryTimer = 0;
   function listen() {
     if (!window.EventSource) return;
+    retryTimer = 0;
     var es = new EventSource(base + "/events?presence=1"); // presence.js shows who else is here
-    es.onopen = function () { setLive(true, "Live"); };
+    es.onopen = function () {
+      setLive(true, "Live");
+      if (refused) { refused = 0; refreshState(); refreshThreads(); }
+    };
     stream = es;
     es.onerror = function () {
       setLive(false, "Reconnecting…");
       document.dispatchEvent(new CustomEvent("folio:presence", { detail: null })); // unknown until the stream is back
+      if (es.readyState !== EventSource.CLOSED || stream !== es || retryTimer) return; // the browser retries, or the page let it go
+      stream = null;
+      var wait = Math.min(60, 5 * Math.pow(2, refused++)) * (0.8 + 0.4 * Math.random());
+      retryTimer = setTimeout(listen, wait * 1000);
     };
     es.onmessage = function (e) {
       var ev;
