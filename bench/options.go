@@ -13,9 +13,12 @@ type Options struct {
 	Tenants      int           // publishing tenants (publish): 1 is one hot tenant
 	Transport    string        // "sse" or "ws"
 	Racers       int           // parallel executions per page (act)
-	// Affinity sends all of a page's executions (act) to one node, page p's to node
-	// p mod N, as the documented balancer does (docs/nginx/folio.conf hashes the
-	// page id); without it a page's racers meet on different nodes.
+	// Affinity sends what the documented balancer (docs/nginx/folio.conf) sends to
+	// one node to one node: all of a page's executions (act), page p's to node p mod
+	// N (it hashes the page id), and all of a tenant's publishes (publish), tenant
+	// t's to node t mod N (it hashes the credential of a request about no page).
+	// Without it a page's racers meet on different nodes, and publish i goes to
+	// node i mod N.
 	Affinity    bool
 	Repeat      int    // runs of each scenario; the report gives their medians (default 1)
 	PostgresURL string // raw-pg: the database to write to (empty: start a PostgreSQL)

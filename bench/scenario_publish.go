@@ -25,8 +25,9 @@ func pageBody(i, payload int) []byte {
 	return b
 }
 
-// publishScenario: agents publish pages at a concurrency, publish i through node
-// i mod N, for tenant i mod Tenants. Check: every acknowledged page is listed
+// publishScenario: agents publish pages at a concurrency, publish i for tenant i
+// mod Tenants, through node i mod N (with o.Affinity, through the tenant's node:
+// tenant t's through node t mod N). Check: every acknowledged page is listed
 // afterwards, through the first node (nothing acknowledged is missing).
 func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error) {
 	keys := make([]string, o.Tenants)
@@ -44,7 +45,11 @@ func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error)
 		var out struct {
 			PageID string `json:"pageId"`
 		}
-		st, err := t.On(i).Call(ctx, "POST", "/v1/publish", keys[i%len(keys)], pageBody(i, o.PayloadBytes), &out)
+		node := i
+		if o.Affinity {
+			node = i % len(keys)
+		}
+		st, err := t.On(node).Call(ctx, "POST", "/v1/publish", keys[i%len(keys)], pageBody(i, o.PayloadBytes), &out)
 		if err != nil || st != 201 {
 			return statusCode(st, err)
 		}
@@ -55,7 +60,7 @@ func publishScenario(ctx context.Context, t *Target, o Options) (*Result, error)
 	})
 	n, lat, errs := rec.Summary()
 	res := &Result{Scenario: "publish", Operations: n, Seconds: elapsed.Seconds(), Unit: "pages/s", Latency: lat, Errors: errs,
-		Params: map[string]any{"concurrency": o.Concurrency, "payload_bytes": o.PayloadBytes, "tenants": o.Tenants}}
+		Params: map[string]any{"concurrency": o.Concurrency, "payload_bytes": o.PayloadBytes, "tenants": o.Tenants, "affinity": o.Affinity}}
 	listed, listErr := 0, error(nil)
 	for _, key := range keys {
 		var list struct {

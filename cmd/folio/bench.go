@@ -34,7 +34,7 @@ func runBench(args []string) error {
 	fs.IntVar(&o.Tenants, "tenants", 1, "publishing tenants (publish): publish i is tenant i mod N's; 1 is a single hot tenant")
 	fs.StringVar(&o.Transport, "transport", "sse", "sse or ws (fanout, agent-stream, mixed)")
 	fs.IntVar(&o.Racers, "racers", 8, "parallel executions per page (act)")
-	fs.BoolVar(&o.Affinity, "affinity", false, "act: send all of a page's executions to one of --targets (page p to target p mod N), as the documented balancer does; without it a page's racers meet on different nodes")
+	fs.BoolVar(&o.Affinity, "affinity", false, "send to one of --targets what the documented balancer sends to one node: act, all of a page's executions (page p to target p mod N); publish, all of a tenant's publishes (tenant t to target t mod N). Without it a page's racers meet on different nodes, and publish i goes to target i mod N")
 	fs.IntVar(&o.Repeat, "repeat", 1, "runs of each scenario; figures reported are the medians of the runs (each run listed in the JSON)")
 	fs.StringVar(&o.PostgresURL, "pg-url", os.Getenv("FOLIO_BENCH_PG"), "raw-pg: the PostgreSQL database its tables are made in, dropped first if there (env FOLIO_BENCH_PG; default: start PostgreSQL on a temporary directory with persistence/pglocal)")
 	jsonOut := fs.String("json", "", "write the machine-readable report to this file")

@@ -152,6 +152,54 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 		next("streamed") // within the 10 s of ctx: nginx passed it on as it was written
 	})
 
+	t.Run("an agent's publishes on its credential's node", func(t *testing.T) {
+		// Publishes served by each node, from its folio_http_requests_total.
+		served := func() []int {
+			out := make([]int, 3)
+			for n := range out {
+				res, err := http.Get(c.node(n+1) + "/metrics")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, line := range strings.Split(readAll(res), "\n") {
+					if strings.HasPrefix(line, "folio_http_requests_total{") && strings.Contains(line, `route="/v1/publish"`) && strings.Contains(line, `status="201"`) {
+						var v float64
+						if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v); err == nil {
+							out[n] += int(v)
+						}
+					}
+				}
+			}
+			return out
+		}
+		nodesOf := map[int]bool{}
+		for a := range 6 {
+			st, reg, err := lb.call("POST", "/v1/auth/agent/register", "", map[string]any{"name": fmt.Sprintf("publisher-%d", a)})
+			if err != nil || st != 201 {
+				t.Fatalf("register: %d %v %v", st, reg, err)
+			}
+			before := served()
+			for i := range 5 {
+				if st, m, err := lb.call("POST", "/v1/publish", reg["apiKey"].(string), publishBody(i)); err != nil || st != 201 {
+					t.Fatalf("publish: %d %v %v", st, m, err)
+				}
+			}
+			after, on := served(), []int{}
+			for n := range after {
+				if after[n] > before[n] {
+					on = append(on, n+1)
+					nodesOf[n+1] = true
+				}
+			}
+			if len(on) != 1 || after[on[0]-1]-before[on[0]-1] != 5 {
+				t.Fatalf("one agent's 5 publishes were served by nodes %v (before %v, after %v), want all by one", on, before, after)
+			}
+		}
+		if len(nodesOf) < 2 {
+			t.Fatalf("six agents' publishes all went to node %v: the test shows nothing about spreading them", nodesOf)
+		}
+	})
+
 	t.Run("the client address nginx forwards", func(t *testing.T) {
 		// A client's address is its connection's source: 127.0.0.2 and up (all of
 		// 127/8 is loopback); nginx itself connects to the nodes from 127.0.0.1, the
