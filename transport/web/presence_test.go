@@ -34,6 +34,8 @@ func TestPresenceShowsWhoElseHasThePageOpen(t *testing.T) {
 	}
 	const bobHere = `(function(){var p=document.querySelector("#presence");return !!p && !p.hidden && p.innerText === "Also here: bob@corp.test"})()`
 	const nobody = `(function(){var p=document.querySelector("#presence");return !!p && p.hidden && p.innerText === ""})()`
+	// below is where the first drawn element after the line begins on the page.
+	const below = `(function(){for (var e = document.querySelector("#presence").nextElementSibling; e; e = e.nextElementSibling) { var r = e.getBoundingClientRect(); if (r.height) return r.top + scrollY } return -1})()`
 	alice.until("Bob named on Alice's page", bobHere)
 	bob.until("Alice named on Bob's page", `document.querySelector("#presence").innerText === "Also here: alice@example.com"`)
 	if got := eval[string](alice, `document.querySelector("#presence").getAttribute("aria-live")`); got != "polite" {
@@ -46,6 +48,7 @@ func TestPresenceShowsWhoElseHasThePageOpen(t *testing.T) {
 			alice.until("Bob's arrival on Alice's page ("+l.name+")", bobHere)
 		}
 		alice.until("the theme's colours to settle", `document.getAnimations().every(function(a){return a.playState !== "running"})`)
+		withBob := eval[float64](alice, below)
 		alice.view("presence-" + l.name)
 		alice.noSidewaysScroll("presence " + l.name)
 		if v := alice.axe(); len(v) > 0 {
@@ -53,6 +56,9 @@ func TestPresenceShowsWhoElseHasThePageOpen(t *testing.T) {
 		}
 		bob.do(chromedp.Navigate("about:blank")) // Bob leaves (his page may stay in the back/forward cache)
 		alice.until("Bob's departure on Alice's page ("+l.name+")", nobody)
+		if alone := eval[float64](alice, below); alone != withBob {
+			t.Errorf("at %s what follows the presence line moved from %.1f px down the page to %.1f when Bob left", l.name, withBob, alone)
+		}
 	}
 	if got := alice.text("#presence"); got != "" {
 		t.Errorf("with nobody else here the line reads %q", got)

@@ -1,7 +1,8 @@
 // Presence on the review page: who else has this page open now, from the page's
 // own event stream (app.js asks for `presence` events and hands each one over as a
 // folio:presence DOM event; null while the stream is down). The line sits under
-// the page's header, says nothing when nobody else is here, and changes only when
+// the page's header, is blank when nobody else is here (its room kept, so nothing
+// below it moves when someone comes or goes), and changes only when
 // its text does, so a screen reader hears arrivals and departures politely and
 // never the same sentence twice. The server's list includes this viewer: a
 // signed-in person is left out by their verified address (the site bar's), an
@@ -18,7 +19,8 @@
   line.setAttribute("role", "status");
   line.setAttribute("aria-live", "polite");
   line.setAttribute("aria-atomic", "true");
-  line.hidden = true;
+  line.hidden = true; // blank, keeping its room (presence.css)
+  var text = line.appendChild(document.createElement("span"));
   head.parentNode.insertBefore(line, head.nextSibling);
 
   var meEl = document.querySelector(".me-text");
@@ -43,9 +45,10 @@
   }
 
   document.addEventListener("folio:presence", function (e) {
-    var text = e.detail ? sentence(e.detail) : "";
-    if (text === line.textContent) return;
-    line.textContent = text;
-    line.hidden = !text;
+    var said = e.detail ? sentence(e.detail) : "";
+    if (said === text.textContent) return;
+    text.textContent = said;
+    line.title = said; // the whole list, where the line ends in an ellipsis
+    line.hidden = !said;
   });
 })();
