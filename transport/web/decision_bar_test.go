@@ -119,8 +119,9 @@ func TestEnterInAFieldNeverDecides(t *testing.T) {
 
 // TestTheDecisionBarStaysInView: on a long page the bar with the actions is on
 // screen at every scroll position (below the site bar on wide screens, at the
-// bottom on narrow ones) and nothing covers its buttons; "Jump to decision" brings
-// the decision into view; the keyboard reaches the bar first, and "?" lists the
+// bottom on narrow ones) and nothing covers its buttons; the focus moved up to a
+// field brings it into view clear of the bar; "Jump to decision" brings the
+// decision into view; the keyboard reaches the bar first, and "?" lists the
 // shortcuts.
 func TestTheDecisionBarStaysInView(t *testing.T) {
 	e := nodetest.New(t)
@@ -152,6 +153,15 @@ func TestTheDecisionBarStaysInView(t *testing.T) {
 				if at == 0.6 {
 					tb.view("dbar-scrolled-" + l.name)
 				}
+			}
+			// A field above the view brought into view the least way (as the page does
+			// for a thread's first field, and as browsers other than Chromium do for the
+			// focus) lands clear of the bar.
+			tb.eval0(`window.scrollTo(0, document.documentElement.scrollHeight)`)
+			tb.eval0(`(function(){var f=document.querySelectorAll("[name^='form_data.']"),a=f[f.length>>1];a.focus({preventScroll:true});a.scrollIntoView({block:"nearest"})})()`)
+			if hit := eval[string](tb, `(function(){var a=document.activeElement,r=a.getBoundingClientRect(),h=document.elementFromPoint(r.left+r.width/2,r.top+r.height/2);
+				return h===a||a.contains(h)?"":(h?h.tagName+"."+h.className:"nothing")+" at "+Math.round(r.top)})()`); hit != "" {
+				t.Errorf("a field brought into view from above is covered by %s", hit)
 			}
 			if got := tb.text(".dbar"); !containsAll(got, "Awaiting your decision", "Approve", "Reject", "Jump to decision") {
 				t.Errorf("the bar reads %q", got)

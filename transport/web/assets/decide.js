@@ -135,15 +135,19 @@
 
   // Room for the bar: where it is fixed at the bottom (narrow screens), --dbar-h is
   // its height, which the page keeps as bottom padding and scroll padding
-  // (decide.css), so nothing scrolled to the bottom edge is under it. When the bar
+  // (decide.css), so nothing scrolled to the bottom edge is under it; where it
+  // sticks to the top (wide screens), --dbar-top is, kept as top scroll padding, so
+  // nothing the focus or a jump scrolls to the top edge is under it. When the bar
   // grows (a live-change notice, "the page changed"), the page scrolls by as much,
   // so what was just above the bar stays in view, uncovered.
   var bar = $(".dbar");
   if (bar && window.ResizeObserver) {
     var last = 0;
     new ResizeObserver(function () {
-      var h = getComputedStyle(bar).position === "fixed" ? Math.ceil(bar.getBoundingClientRect().height) : 0;
+      var fixed = getComputedStyle(bar).position === "fixed", bh = Math.ceil(bar.getBoundingClientRect().height);
+      var h = fixed ? bh : 0;
       document.documentElement.style.setProperty("--dbar-h", h + "px");
+      document.documentElement.style.setProperty("--dbar-top", (fixed ? 0 : bh) + "px");
       if (last && h > last) window.scrollBy(0, h - last);
       last = h;
     }).observe(bar);
