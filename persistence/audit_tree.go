@@ -46,7 +46,7 @@ func (t *Tx) hashReader(chain string) tlog.HashReader {
 		t.Prefetch(reads...)
 		out := make([]tlog.Hash, len(indexes))
 		for i, idx := range indexes {
-			v := t.Get(treeBucket, treeKey(chain, idx))
+			v := t.Get(treeBucket, reads[i].Key)
 			if len(v) != tlog.HashSize {
 				return nil, fmt.Errorf("persistence: audit tree of %q lacks stored hash %d", chain, idx)
 			}

@@ -586,10 +586,6 @@
   }
   function onComment(e) {
     var form = e.target;
-    if (form && (form.id === "composer" || form.hasAttribute("data-thread-form")) && e.submitter && e.submitter.classList.contains("enter-guard")) {
-      e.preventDefault(); // Enter in a field: nothing to send
-      return;
-    }
     if (form && form.hasAttribute("data-thread-form")) { onThreadComment(e); return; }
     if (!form || form.id !== "composer") return;
     e.preventDefault();
@@ -815,6 +811,7 @@
   function onThreadComment(e) {
     var form = e.target, blk = form.closest("[data-block-id]");
     e.preventDefault();
+    if (e.submitter && e.submitter.classList.contains("enter-guard")) return; // Enter in a field: nothing to send
     var status = $(".form-status", form), text = $("textarea", form), id = form.elements.block_id.value;
     clearErrors(form);
     status.classList.remove("err");
