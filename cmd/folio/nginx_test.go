@@ -152,8 +152,10 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 		next("streamed") // within the 10 s of ctx: nginx passed it on as it was written
 	})
 
-	t.Run("an agent's publishes on its credential's node", func(t *testing.T) {
-		// Publishes served by each node, from its folio_http_requests_total.
+	t.Run("an agent's pages on its credential's node", func(t *testing.T) {
+		// Pages created by each node (POST /v1/pages, drafts), from its
+		// folio_http_requests_total. Drafts: the MCP agent running meanwhile publishes
+		// through its node's own /v1/publish, and would count there.
 		served := func() []int {
 			out := make([]int, 3)
 			for n := range out {
@@ -162,7 +164,7 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, line := range strings.Split(readAll(res), "\n") {
-					if strings.HasPrefix(line, "folio_http_requests_total{") && strings.Contains(line, `route="/v1/publish"`) && strings.Contains(line, `status="201"`) {
+					if strings.HasPrefix(line, "folio_http_requests_total{") && strings.Contains(line, `route="/v1/pages"`) && strings.Contains(line, `method="POST"`) && strings.Contains(line, `status="201"`) {
 						var v float64
 						if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v); err == nil {
 							out[n] += int(v)
@@ -180,8 +182,8 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 			}
 			before := served()
 			for i := range 5 {
-				if st, m, err := lb.call("POST", "/v1/publish", reg["apiKey"].(string), publishBody(i)); err != nil || st != 201 {
-					t.Fatalf("publish: %d %v %v", st, m, err)
+				if st, m, err := lb.call("POST", "/v1/pages", reg["apiKey"].(string), publishBody(i)); err != nil || st != 201 {
+					t.Fatalf("create a page: %d %v %v", st, m, err)
 				}
 			}
 			after, on := served(), []int{}
@@ -192,11 +194,11 @@ func TestNginxAsDocumentedInFrontOfThreeNodes(t *testing.T) {
 				}
 			}
 			if len(on) != 1 || after[on[0]-1]-before[on[0]-1] != 5 {
-				t.Fatalf("one agent's 5 publishes were served by nodes %v (before %v, after %v), want all by one", on, before, after)
+				t.Fatalf("one agent's 5 new pages were made by nodes %v (before %v, after %v), want all by one", on, before, after)
 			}
 		}
 		if len(nodesOf) < 2 {
-			t.Fatalf("six agents' publishes all went to node %v: the test shows nothing about spreading them", nodesOf)
+			t.Fatalf("six agents' pages all went to node %v: the test shows nothing about spreading them", nodesOf)
 		}
 	})
 
