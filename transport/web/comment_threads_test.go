@@ -229,7 +229,10 @@ func TestEnterInACommentFieldPostsNothing(t *testing.T) {
 	tb.until("the page script and the open thread", `document.querySelector("#live").innerText === "Live" && document.querySelector("#t-blk-main").open`)
 	tb.do(chromedp.SetValue(chromedp.ID("t-blk-main-text"), "Half a thought"))
 	for _, field := range []string{"t-blk-main-from", "t-blk-main-to", "t-blk-main-name"} {
-		tb.do(chromedp.Focus(chromedp.ID(field)), chromedp.KeyEvent("4"), keystroke('\r'))
+		// The focus is moved by the page's own focus(), not by a node handle the
+		// browser may have renumbered since the page was drawn.
+		tb.eval0(`document.getElementById("` + field + `").focus()`)
+		tb.do(chromedp.KeyEvent("4"), keystroke('\r'))
 		if got := eval[string](tb, `document.querySelector("#t-blk-main .form-status").textContent + "|" + document.activeElement.id + "|" + document.getElementById("t-blk-main-text").value`); got != "|"+field+"|Half a thought" {
 			t.Fatalf("after Enter in %s the thread's status, focus and text are %q", field, got)
 		}
