@@ -683,7 +683,14 @@ func TestWSSlowClientDisconnected(t *testing.T) {
 		slow.Send(big)
 		ev := testFrame(uint64(sent+1), fmt.Sprint(sent))
 		if !fast.Send(ev) {
-			t.Fatalf("the fast client was refused event %d", sent)
+			// What ended it, should this recur (once in CI, never reproduced): a
+			// closed stream, a queue overflow (counted as dropped), or the client.
+			var cerr error
+			select {
+			case cerr = <-fastErr:
+			default:
+			}
+			t.Fatalf("the fast client was refused event %d (its stream ended: %v; dropped so far: %d; its reader: %v)", sent, streamEnded(fast), h.Dropped(), cerr)
 		}
 		slowest = max(slowest, time.Since(start))
 		select {
