@@ -52,8 +52,7 @@ func TestTheReviewPageHasNoSeriousAccessibilityViolations(t *testing.T) {
 	key, _ := e.Register("a11y")
 	id := publish(t, e, key, approvalPage(map[string]any{"blocks": allBlocks(t)}))
 	tb := newTab(t)
-	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-	tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+	tb.openLive(e.Srv.URL + "/p/" + id)
 	tb.noSeriousViolations("the all-blocks page")
 	e.Must(201, "POST", "/v1/pages/"+id+"/comments", "", map[string]any{"content": "A question", "author_name": "Ann"})
 	e.Must(200, "POST", "/v1/pages/"+id+"/actions/approve", key, map[string]any{"actor": map[string]any{"identity": "ops@example.com"}, "comment": "Go"})
@@ -81,8 +80,7 @@ func TestTheReviewPageWorksFromTheKeyboard(t *testing.T) {
 			map[string]any{"label": "Summary", "blocks": []any{map[string]any{"type": "text", "data": map[string]any{"content": "The summary"}}}},
 			map[string]any{"label": "Raw", "blocks": []any{map[string]any{"type": "code", "data": map[string]any{"content": "{}", "language": "json"}}}}}}}}}))
 	tb := newTab(t)
-	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-	tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+	tb.openLive(e.Srv.URL + "/p/" + id)
 	seen := map[string]bool{}
 	for i := 0; i < 40 && !seen["approve"]; i++ {
 		tb.do(chromedp.KeyEvent("\t"))

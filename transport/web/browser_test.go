@@ -174,6 +174,17 @@ func (tb *tab) until(what, expr string) {
 	}
 }
 
+// liveJS holds once the page's script has its event stream open: the header
+// says "Live". Before that, what the test does may race the script's wiring.
+const liveJS = `document.querySelector("#live").innerText === "Live"`
+
+// openLive opens url and waits until its page is live (liveJS).
+func (tb *tab) openLive(url string) {
+	tb.t.Helper()
+	tb.do(chromedp.Navigate(url))
+	tb.until("the page, live", liveJS)
+}
+
 // text is the visible text of the first element matching sel ("" when none).
 func (tb *tab) text(sel string) string {
 	tb.t.Helper()

@@ -81,7 +81,7 @@ func TestChangedSinceYouLastLooked(t *testing.T) {
 			reader.view("changed-next-" + l.name)
 
 			// A change while the person reads: marked, and a notice links to it.
-			reader.until("the page live", `document.querySelector("#live").innerText === "Live"`)
+			reader.until("the page live", liveJS)
 			reader.do(chromedp.KeyEvent("t"))
 			change(e, key, id, "b1", "Only the payments service.")
 			reader.until("the live notice", `!document.querySelector("#live-change").hidden && document.querySelector("#live-change").innerText.indexOf("The page changed while you were reading (now version 4): 1 block changed.") >= 0`)

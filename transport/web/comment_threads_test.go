@@ -53,8 +53,7 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 			alice, bob := newTab(t), newTab(t)
 			for _, tb := range []*tab{alice, bob} {
 				tb.layout(l.width, l.dark)
-				tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-				tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+				tb.openLive(e.Srv.URL + "/p/" + id)
 			}
 			if n := eval[int](alice, `document.querySelectorAll(".cm-thread").length`); n != 0 {
 				t.Fatalf("a page without comments draws %d threads", n)
@@ -129,8 +128,7 @@ func TestCommentsOnABlockAndALineRangeShowInPlaceAndLive(t *testing.T) {
 			if !l.dark { // noSeriousViolations checks both themes; a tab of its own, with its own time
 				ax := newTab(t)
 				ax.layout(l.width, false)
-				ax.do(chromedp.Navigate(e.Srv.URL + "/p/" + id + "?comment_on=conf"))
-				ax.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+				ax.openLive(e.Srv.URL + "/p/" + id + "?comment_on=conf")
 				ax.do(chromedp.Click(chromedp.CSS(`#t-blk-plan > summary`)))
 				ax.until("both threads open", `document.querySelector("#t-blk-plan").open && document.querySelector("#t-blk-conf").open`)
 				ax.noSeriousViolations("the page with threads open at " + l.name)
@@ -152,8 +150,7 @@ func TestCommentingOnLinesFromTheKeyboardAlone(t *testing.T) {
 			id := publish(t, e, key, threadBlocks())
 			tb := newTab(t)
 			tb.layout(l.width, l.dark)
-			tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-			tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+			tb.openLive(e.Srv.URL + "/p/" + id)
 			// Headless Chromium has no pointer (hover: none), where the affordance
 			// always shows; with a mouse it shows on hover or focus of its block.
 			if op := eval[string](tb, `getComputedStyle(document.querySelector('[data-block-id="conf"] .blk-comment')).opacity`); eval[bool](tb, `matchMedia("(hover: hover)").matches`) && op != "0" {
@@ -226,7 +223,7 @@ func TestEnterInACommentFieldPostsNothing(t *testing.T) {
 	id := publish(t, e, key, threadBlocks())
 	tb := newTab(t)
 	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id + "?comment_on=main"))
-	tb.until("the page script and the open thread", `document.querySelector("#live").innerText === "Live" && document.querySelector("#t-blk-main").open`)
+	tb.until("the page script and the open thread", liveJS+` && document.querySelector("#t-blk-main").open`)
 	tb.do(chromedp.SetValue(chromedp.ID("t-blk-main-text"), "Half a thought"))
 	for _, field := range []string{"t-blk-main-from", "t-blk-main-to", "t-blk-main-name"} {
 		// The focus is moved by the page's own focus(), not by a node handle the
@@ -332,8 +329,7 @@ func TestThreadsShowWhatPeopleAndAgentsWriteAsText(t *testing.T) {
 			"line_start": 1, "line_side": []string{"new", "old"}[i%2]})
 	}
 	tb := newTab(t)
-	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id + "?comment_on=d"))
-	tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+	tb.openLive(e.Srv.URL + "/p/" + id + "?comment_on=d")
 	tb.until("the thread", `document.querySelectorAll("#t-blk-d .comment").length === `+fmt.Sprint(len(payloads)))
 	if got := tb.text("#t-blk-d .comment .text"); got != payloads[0] {
 		t.Fatalf("a comment reads %q", got)

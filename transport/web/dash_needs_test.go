@@ -67,7 +67,7 @@ func TestNeedsMyDecisionListsMyTurnsLiveAndNotifies(t *testing.T) {
 	tb := o.tb
 	tb.allowNotifications(o.e.Srv.URL)
 	tb.do(chromedp.Navigate(o.e.Srv.URL + "/decide"))
-	tb.until("the list, live", `document.querySelectorAll(".nd-row").length === 2 && document.querySelector("#live").innerText === "Live"`)
+	tb.until("the list, live", `document.querySelectorAll(".nd-row").length === 2 && `+liveJS)
 	order := eval[[]string](tb, `Array.prototype.map.call(document.querySelectorAll(".nd-row"), function(li){return li.id})`)
 	if strings.Join(order, ",") != "nd-"+mine+",nd-"+open {
 		t.Errorf("the list is %v, want the page with a deadline (%s) then the open one (%s)", order, mine, open)
@@ -129,7 +129,7 @@ func TestNotificationsWaitForAClick(t *testing.T) {
 	tb := o.tb
 	tb.allowNotifications(o.e.Srv.URL)
 	tb.do(chromedp.Navigate(o.e.Srv.URL + "/decide"))
-	tb.until("the empty list, live", `!!document.querySelector(".needs .empty-inbox") && document.querySelector("#live").innerText === "Live"`)
+	tb.until("the empty list, live", `!!document.querySelector(".needs .empty-inbox") && `+liveJS)
 	tb.recordNotifications()
 	id := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Quiet", "approval_chain": chainOf("owner@example.com")}))
 	tb.until("the page, arrived", `!!document.getElementById("nd-`+id+`")`)
@@ -173,7 +173,7 @@ func TestThePagesListMarksOverdueAndFailedDeliveriesFiltersAndFollowsLive(t *tes
 	}
 	for filter, want := range map[string][]string{"waiting": {late, waiting}, "overdue": {late}, "decided": {approved, rejected}, "rejected": {rejected}} {
 		tb.do(chromedp.Navigate(o.e.Srv.URL + "/pages?triage=" + filter))
-		tb.until(filter+" pages", `document.querySelectorAll(".dp-row").length === `+itoa(len(want))+` && !!document.querySelector('.chips a[aria-current=page][href*="triage=`+filter+`"]') && document.querySelector("#live").innerText === "Live"`)
+		tb.until(filter+" pages", `document.querySelectorAll(".dp-row").length === `+itoa(len(want))+` && !!document.querySelector('.chips a[aria-current=page][href*="triage=`+filter+`"]') && `+liveJS)
 		for _, id := range want {
 			if !eval[bool](tb, `!!`+row(id)) {
 				t.Errorf("filter %s does not list %s", filter, id)
@@ -183,7 +183,7 @@ func TestThePagesListMarksOverdueAndFailedDeliveriesFiltersAndFollowsLive(t *tes
 
 	// Live: the list follows the workspace's stream.
 	tb.do(chromedp.Navigate(o.e.Srv.URL + "/pages"))
-	tb.until("the list, live", `document.querySelectorAll(".dp-row").length === 4 && document.querySelector("#live").innerText === "Live"`)
+	tb.until("the list, live", `document.querySelectorAll(".dp-row").length === 4 && `+liveJS)
 	tb.eval0(row(waiting) + `.__same = true`)
 	fresh := publish(t, o.e, o.key, approvalPage(map[string]any{"title": "Arrived live"}))
 

@@ -102,7 +102,7 @@ func TestAPagePublishedOverTheAPIArrivesLive(t *testing.T) {
 	o.publishN(t, 1, "First", nil)
 	tb := o.tb
 	tb.do(chromedp.Navigate(o.e.Srv.URL + "/"))
-	tb.until("the inbox, live", `document.querySelectorAll(".entry").length === 1 && document.querySelector("#live").innerText === "Live"`)
+	tb.until("the inbox, live", `document.querySelectorAll(".entry").length === 1 && `+liveJS)
 	tb.eval0(`window.__kept = true; document.querySelector(".entry .star").__same = true`)
 	o.publishN(t, 1, "Arrived live", nil)
 	tb.until("the new page", `document.querySelectorAll(".entry").length === 2 && document.title.indexOf("(2) Inbox") === 0`)
@@ -148,7 +148,7 @@ func TestTheInboxShowsWhatAgentsWriteAsText(t *testing.T) {
 	tb := o.tb
 	tb.do(chromedp.Navigate(o.e.Srv.URL + "/"))
 	tb.until("the inbox", fmt.Sprintf(`document.querySelectorAll(".entry").length === %d`, len(payloads)))
-	tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+	tb.until("the live stream", liveJS)
 	if eval[bool](tb, `window.__xss !== undefined`) {
 		t.Fatalf("a payload ran on the inbox: window.__xss = %v", eval[any](tb, `window.__xss`))
 	}

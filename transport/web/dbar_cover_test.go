@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/chromedp"
-
 	"folio/transport/node/nodetest"
 )
 
@@ -74,8 +72,7 @@ func TestNothingIsUnderTheDecisionBarOrTheLiveNotice(t *testing.T) {
 			tb := newTab(t)
 			id := publish(t, e, key, uncoveredPage())
 			tb.layout(l.width, l.dark)
-			tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-			tb.until("the page live", `document.querySelector("#live").innerText === "Live"`)
+			tb.openLive(e.Srv.URL + "/p/" + id)
 			// Two rendered frames: the page has laid itself out around the bar.
 			await[bool](tb, `new Promise(function(r){requestAnimationFrame(function(){requestAnimationFrame(function(){r(true)})})})`)
 			if got := eval[string](tb, coveredAtBottom); got != "" {

@@ -252,8 +252,7 @@ func TestAnExpiredPageShowsItsContentWithoutActions(t *testing.T) {
 	key, _ := e.Register("expiry")
 	id := publish(t, e, key, approvalPage(map[string]any{"expires_at": clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)}))
 	tb := newTab(t)
-	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-	tb.until("the view to be counted", `document.querySelector("#live").innerText === "Live"`)
+	tb.openLive(e.Srv.URL + "/p/" + id)
 	eventually := func(cond func() bool) bool {
 		for i := 0; i < 200 && !cond(); i++ {
 			time.Sleep(10 * time.Millisecond)

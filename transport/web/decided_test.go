@@ -79,8 +79,8 @@ func TestThePageAfterADecisionTellsTheTruth(t *testing.T) {
 			id := publish(t, e, key, decidedPage(rv, 1))
 			tb := newTab(t)
 			tb.layout(l.width, l.dark)
-			tb.do(chromedp.Navigate(e.Srv.URL+"/p/"+id), chromedp.SendKeys(chromedp.ID("actor_identity"), "erin@example.com"))
-			tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+			tb.openLive(e.Srv.URL + "/p/" + id)
+			tb.do(chromedp.SendKeys(chromedp.ID("actor_identity"), "erin@example.com"))
 			tb.answer()
 			tb.do(chromedp.Click(chromedp.CSS(`.dbar button[value="approve"]`)))
 			tb.until("the decision, live", `!!document.querySelector(".outcome-approved") && !document.querySelector("#decide")`)
@@ -100,7 +100,7 @@ func TestThePageAfterADecisionTellsTheTruth(t *testing.T) {
 			// Live, the page kept what the person typed; a reload shows what the server
 			// recorded.
 			tb.do(chromedp.Reload())
-			tb.until("the page again", `document.querySelector("#live").innerText === "Live"`)
+			tb.until("the page again", liveJS)
 			tb.decidedTruthfully("reloaded " + l.name)
 		})
 	}
@@ -150,7 +150,7 @@ func TestAPersonWhoseStepIsDoneSeesWhoThePageWaitsFor(t *testing.T) {
 				tb.view("chain-signin-" + l.name)
 			}
 			tb.signInByMail(smtp, legal)
-			tb.until("the page, signed in", `!!document.querySelector(".as-me") && document.querySelector("#live").innerText === "Live"`)
+			tb.until("the page, signed in", `!!document.querySelector(".as-me") && `+liveJS)
 			tb.do(chromedp.Click(chromedp.CSS(`.dbar button[value="approve"]`)))
 			tb.until("the step decided, live", `document.querySelector(".dbar").innerText.indexOf("waiting for Finance") >= 0 &&
 				document.querySelectorAll("button[name=action]").length === 0 && !!document.querySelector(".decide-done")`)
@@ -196,8 +196,7 @@ func TestTheDecisionChromeHasNoAxeViolations(t *testing.T) {
 	rv := newReceiver(t)
 	id := publish(t, e, key, decidedPage(rv, 3))
 	tb := newTab(t)
-	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-	tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+	tb.openLive(e.Srv.URL + "/p/" + id)
 	check := func(when string) {
 		for _, l := range layouts {
 			tb.layout(l.width, l.dark)

@@ -91,8 +91,7 @@ func TestEnterInAFieldNeverDecides(t *testing.T) {
 			id := publish(t, e, key, approvalPage(map[string]any{"blocks": everyField(2)}))
 			tb := newTab(t)
 			tb.layout(l.width, l.dark)
-			tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-			tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+			tb.openLive(e.Srv.URL + "/p/" + id)
 			tb.do(chromedp.SendKeys(chromedp.ID("actor_identity"), "erin@example.com"))
 			for _, sel := range fields {
 				tb.do(chromedp.Focus(chromedp.CSS(sel)), chromedp.KeyEvent(kb.Enter))
@@ -131,8 +130,7 @@ func TestTheDecisionBarStaysInView(t *testing.T) {
 		t.Run(l.name, func(t *testing.T) {
 			tb := newTab(t)
 			tb.layout(l.width, l.dark)
-			tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-			tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+			tb.openLive(e.Srv.URL + "/p/" + id)
 			if h := eval[float64](tb, `document.documentElement.scrollHeight`); h < 5000 {
 				t.Fatalf("the page is %v px tall: too short to test scrolling", h)
 			}
@@ -172,8 +170,7 @@ func TestTheDecisionBarStaysInView(t *testing.T) {
 				return h.top >= 0 && h.bottom <= innerHeight && (h.top >= b.bottom || h.bottom <= b.top)})()`)
 			// From the top of the page the keyboard reaches the bar's actions within a few
 			// stops (the skip link first).
-			tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-			tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+			tb.openLive(e.Srv.URL + "/p/" + id)
 			reached := false
 			for i := 0; i < 5 && !reached; i++ {
 				tb.do(chromedp.KeyEvent("\t"))
@@ -216,8 +213,8 @@ func TestAConfirmedActionNamesItselfAndThePage(t *testing.T) {
 			id := publish(t, e, key, body())
 			tb := newTab(t)
 			tb.layout(l.width, l.dark)
-			tb.do(chromedp.Navigate(e.Srv.URL+"/p/"+id), chromedp.SendKeys(chromedp.ID("actor_identity"), "fay@example.com"))
-			tb.until("the page script", `document.querySelector("#live").innerText === "Live"`)
+			tb.openLive(e.Srv.URL + "/p/" + id)
+			tb.do(chromedp.SendKeys(chromedp.ID("actor_identity"), "fay@example.com"))
 			tb.do(chromedp.Click(chromedp.CSS(`.dbar button[value="ship"]`)))
 			tb.until("the confirmation", `!!document.querySelector("dialog.confirm[open]")`)
 			if got := tb.text("dialog.confirm"); !containsAll(got, "Ship to production?", "“Deploy v2.4.1 to production?”", "cannot be undone") {

@@ -25,8 +25,7 @@ func TestACommentInOneTabAppearsInAnother(t *testing.T) {
 		map[string]any{"id": "plan", "type": "text", "data": map[string]any{"title": "Rollout plan", "content": "Canary first."}}}}))
 	alice, bob := newTab(t), newTab(t)
 	for _, tb := range []*tab{alice, bob} {
-		tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-		tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+		tb.openLive(e.Srv.URL + "/p/" + id)
 	}
 	alice.do(chromedp.Click(chromedp.CSS(`[data-block-id="plan"] .blk-comment`)))
 	alice.until("the block's thread open at its form", `document.activeElement.id === "t-blk-plan-text"`)
@@ -70,8 +69,7 @@ func TestBlocksAppendedOverTheAPIAppearLive(t *testing.T) {
 		map[string]any{"id": "intro", "type": "text", "data": map[string]any{"content": "First."}},
 		map[string]any{"id": "ask", "type": "form", "data": map[string]any{"fields": []any{map[string]any{"field_id": "why", "type": "text", "label": "Why"}}}}}}))
 	tb := newTab(t)
-	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-	tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+	tb.openLive(e.Srv.URL + "/p/" + id)
 	tb.do(chromedp.SendKeys(chromedp.CSS(`[name="form_data.why"]`), "typed before"))
 	tb.eval0(`window.__sameDocument = true`)
 	e.Must(200, "PATCH", "/v1/pages/"+id+"/blocks", key, map[string]any{"blocks": []any{
@@ -156,10 +154,10 @@ func TestPagesOpenedOneAfterAnotherInOneTabAllGoLive(t *testing.T) {
 	}
 	for i, id := range ids {
 		tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-		tb.until(fmt.Sprintf("page %d live", i+1), `document.querySelector("#live") && document.querySelector("#live").innerText === "Live"`)
+		tb.until(fmt.Sprintf("page %d live", i+1), `document.querySelector("#live") && `+liveJS)
 	}
 	tb.do(chromedp.NavigateBack())
-	tb.until("page 9 live again", `document.title.indexOf("Page 9") >= 0 && document.querySelector("#live").innerText === "Live"`)
+	tb.until("page 9 live again", `document.title.indexOf("Page 9") >= 0 && `+liveJS)
 }
 
 // TestADisclosureKeepsItsStateWhenTheAgentUpdatesItsBlock: a person opens the
@@ -184,8 +182,7 @@ func TestADisclosureKeepsItsStateWhenTheAgentUpdatesItsBlock(t *testing.T) {
 		map[string]any{"id": "change", "type": "diff", "data": diff("end, changed")},
 		map[string]any{"id": "more", "type": "rich_text", "data": map[string]any{"title": "Background", "content": "First.", "collapsible": true}}}}))
 	tb := newTab(t)
-	tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-	tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+	tb.openLive(e.Srv.URL + "/p/" + id)
 	tb.do(chromedp.Click(chromedp.CSS(`[data-block-id="change"] details.diff-unfold summary`)),
 		chromedp.Click(chromedp.CSS(`[data-block-id="more"] details summary`)))
 	tb.until("the fold open and the text closed", `document.querySelector('[data-block-id="change"] details.diff-unfold').open && !document.querySelector('[data-block-id="more"] details').open`)
@@ -217,14 +214,13 @@ func TestAPageRefusedItsStreamComesBackLive(t *testing.T) {
 	key, _ := e.Register("capped")
 	id := publish(t, e, key, approvalPage(map[string]any{}))
 	first, second := newTab(t), newTab(t)
-	first.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
-	first.until("the first tab live", `document.querySelector("#live").innerText === "Live"`)
+	first.openLive(e.Srv.URL + "/p/" + id)
 	second.do(chromedp.Navigate(e.Srv.URL + "/p/" + id))
 	second.until("the second tab refused", `document.querySelector("#live") && document.querySelector("#live").innerText === "Reconnecting…"`)
 	second.eval0(`window.notReloaded = true`)
 	e.Must(201, "POST", "/v1/pages/"+id+"/comments", key, map[string]any{"content": "Posted while you were away"})
 	first.do(chromedp.Navigate("about:blank")) // its place is free
-	second.until("the second tab live again", `document.querySelector("#live").innerText === "Live"`)
+	second.until("the second tab live again", liveJS)
 	second.until("the comment posted meanwhile", `document.querySelectorAll("#part-comments .comment").length === 1`)
 	if got := second.text("#part-comments .comment"); !strings.Contains(got, "Posted while you were away") || !eval[bool](second, `window.notReloaded === true`) {
 		t.Fatalf("back live, the page shows %q (reloaded: %v)", got, !eval[bool](second, `window.notReloaded === true`))

@@ -30,7 +30,7 @@ func TestPresenceShowsWhoElseHasThePageOpen(t *testing.T) {
 	}{{alice, "alice@example.com"}, {bob, "bob@corp.test"}} {
 		p.tb.signedIn(e, p.email)
 		p.tb.do(chromedp.Navigate(url))
-		p.tb.until("the page, live", `!!document.querySelector("#page-title") && document.querySelector("#live").innerText === "Live"`)
+		p.tb.until("the page, live", `!!document.querySelector("#page-title") && `+liveJS)
 	}
 	const bobHere = `(function(){var p=document.querySelector("#presence");return !!p && !p.hidden && p.innerText === "Also here: bob@corp.test"})()`
 	const nobody = `(function(){var p=document.querySelector("#presence");return !!p && p.hidden && p.innerText === ""})()`

@@ -87,8 +87,7 @@ func TestNothingAnAgentOrAVisitorWritesExecutes(t *testing.T) {
 
 	tb := newTab(t)
 	for _, pageID := range []string{id, tpl} {
-		tb.do(chromedp.Navigate(e.Srv.URL + "/p/" + pageID))
-		tb.until("the live stream", `document.querySelector("#live").innerText === "Live"`)
+		tb.openLive(e.Srv.URL + "/p/" + pageID)
 		// Live redraws go through the same escaping: a poisoned comment and block arrive now.
 		e.Must(201, "POST", "/v1/pages/"+pageID+"/comments", "", map[string]any{"content": payloads[1], "author_name": payloads[6]})
 		e.Must(200, "PATCH", "/v1/pages/"+pageID+"/blocks", key, map[string]any{"blocks": []any{map[string]any{"id": "late", "type": "text", "data": map[string]any{"content": payloads[8], "title": payloads[0]}}}})
