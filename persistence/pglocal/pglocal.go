@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,7 +98,7 @@ func Start(ctx context.Context, opt Options) (*Server, error) {
 	}
 	port := opt.Port
 	if port == 0 {
-		if port, err = freePort(); err != nil {
+		if port, err = LoopbackPorts(1); err != nil {
 			return nil, err
 		}
 	}
@@ -211,14 +210,4 @@ func (s *Server) logTail() string {
 	}
 	b, _ := io.ReadAll(f)
 	return string(b)
-}
-
-// freePort is a loopback TCP port nothing listens on at the time of the call.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

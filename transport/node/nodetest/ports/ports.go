@@ -1,21 +1,14 @@
 // Package ports picks loopback ports for processes a test starts and that bind
-// their own listeners (folio serve, NATS routes, nginx).
-//
-// Invariant: every port handed out lies below the kernel's ephemeral range
-// (ip_local_port_range, 32768 and up by default). A port from that range, once the
-// picker lets it go, may become the local port of any outgoing connection (a node's
-// to PostgreSQL, say) before the process meant to listen on it binds it; CI failed
-// so twice (nginx "Address already in use", a node's NATS route port taken).
+// their own listeners (folio serve, NATS routes, nginx): pglocal.LoopbackPorts,
+// which keeps them below the kernel's ephemeral range, failing the test when none
+// is found.
 package ports
 
 import (
 	"fmt"
-	"math/rand/v2"
-	"net"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"folio/persistence/pglocal"
 )
 
 // Free is a loopback host:port nobody listens on, below the ephemeral range.
@@ -28,38 +21,9 @@ func Free(t testing.TB) string {
 // ephemeral range.
 func Consecutive(t testing.TB, n int) int {
 	t.Helper()
-	low := ephemeralLow(n)
-	for range 200 {
-		base := 10000 + rand.IntN(low-10000-n)
-		var held []net.Listener
-		for i := 0; i < n; i++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+i))
-			if err != nil {
-				break
-			}
-			held = append(held, l)
-		}
-		for _, l := range held {
-			_ = l.Close()
-		}
-		if len(held) == n {
-			return base
-		}
+	port, err := pglocal.LoopbackPorts(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no %d consecutive free ports below %d", n, low)
-	return 0
-}
-
-// ephemeralLow is the lowest port of the kernel's ephemeral range (32768 when it
-// cannot be read or leaves no room for n ports above 10000).
-func ephemeralLow(n int) int {
-	low := 32768
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			if v, err := strconv.Atoi(f[0]); err == nil && v > 10000+n {
-				low = v
-			}
-		}
-	}
-	return low
+	return port
 }
