@@ -1,6 +1,7 @@
 package persistence
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -80,5 +81,76 @@ func TestOneWorkspacesCommitDoesNotWaitForAnothers(t *testing.T) {
 	}
 	if got, _ := s.Get("b", []byte("a")); string(got) != "2" {
 		t.Fatalf("a = %q after both, want 2", got)
+	}
+}
+
+// Two workspaces whose keys hash to one lane share its groups: while a write of a
+// is held, b's write waits for that group (the price of sharing a lane); then, in
+// one group with a function of a that fails, b's write and a's next one commit,
+// and only the failed function's write is missing.
+func TestTwoWorkspacesInOneLaneCommitTogether(t *testing.T) {
+	s, err := OpenURL(pgtest.URL(t), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	a, b := "ws_a", ""
+	for i := 0; b == ""; i++ {
+		if k := fmt.Sprintf("ws_%d", i); s.laneOf(k) == s.laneOf(a) {
+			b = k
+		}
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- s.UpdateOrdered(a, func(tx *Tx) error {
+			select {
+			case <-entered:
+			default:
+				close(entered)
+			}
+			<-release
+			return tx.Put("b", []byte("a0"), []byte("1"))
+		})
+	}()
+	<-entered
+	refused := errors.New("refused by its function")
+	results := make(chan string, 3)
+	for _, w := range []struct{ ws, key string }{{b, "b1"}, {a, "a-fails"}, {a, "a1"}} {
+		go func() {
+			err := s.UpdateOrdered(w.ws, func(tx *Tx) error {
+				if err := tx.Put("b", []byte(w.key), []byte("1")); err != nil {
+					return err
+				}
+				if w.key == "a-fails" {
+					return refused
+				}
+				return nil
+			})
+			results <- fmt.Sprintf("%s:%v", w.key, err)
+		}()
+	}
+	select {
+	case r := <-results:
+		t.Fatalf("%s was acknowledged while the lane's group was held", r)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for range 3 {
+		got[<-results] = true
+	}
+	for _, want := range []string{"b1:<nil>", "a1:<nil>", "a-fails:" + refused.Error()} {
+		if !got[want] {
+			t.Fatalf("the three writes answered %v, want %s among them", got, want)
+		}
+	}
+	for key, want := range map[string]string{"a0": "1", "b1": "1", "a1": "1", "a-fails": ""} {
+		if v, err := s.Get("b", []byte(key)); err != nil || string(v) != want {
+			t.Fatalf("%s = %q (%v), want %q", key, v, err, want)
+		}
 	}
 }
