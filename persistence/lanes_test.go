@@ -15,34 +15,10 @@ import (
 // after the first, having read what the first wrote (one key's writes keep their
 // order).
 func TestOneWorkspacesCommitDoesNotWaitForAnothers(t *testing.T) {
-	s, err := OpenURL(pgtest.URL(t), "", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	if len(s.lanes) != DefaultCommitLanes || DefaultCommitLanes < 2 {
-		t.Fatalf("%d lanes, want DefaultCommitLanes (%d, at least 2)", len(s.lanes), DefaultCommitLanes)
-	}
-	a, b := "ws_a", ""
-	for i := 0; b == ""; i++ {
-		if k := fmt.Sprintf("ws_%d", i); s.laneOf(k) != s.laneOf(a) {
-			b = k
-		}
-	}
-	entered, release := make(chan struct{}), make(chan struct{})
-	first := make(chan error, 1)
-	go func() {
-		first <- s.UpdateOrdered(a, func(tx *Tx) error {
-			select {
-			case <-entered:
-			default:
-				close(entered)
-			}
-			<-release
-			return tx.Put("b", []byte("a"), []byte("1"))
-		})
-	}()
-	<-entered
+	s := openLanes(t)
+	a := "ws_a"
+	b := keyBeside(s, a, false)
+	release, first := holdWrite(s, a, "a")
 	second := make(chan error, 1)
 	var seen []byte
 	go func() {
@@ -61,7 +37,7 @@ func TestOneWorkspacesCommitDoesNotWaitForAnothers(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(10 * time.Second):
-		close(release)
+		release()
 		t.Fatalf("workspace %s's write waited for %s's group", b, a)
 	}
 	select {
@@ -69,7 +45,7 @@ func TestOneWorkspacesCommitDoesNotWaitForAnothers(t *testing.T) {
 		t.Fatalf("a's second write was acknowledged (%v) while its first was still running", err)
 	default:
 	}
-	close(release)
+	release()
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
@@ -89,31 +65,10 @@ func TestOneWorkspacesCommitDoesNotWaitForAnothers(t *testing.T) {
 // one group with a function of a that fails, b's write and a's next one commit,
 // and only the failed function's write is missing.
 func TestTwoWorkspacesInOneLaneCommitTogether(t *testing.T) {
-	s, err := OpenURL(pgtest.URL(t), "", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	a, b := "ws_a", ""
-	for i := 0; b == ""; i++ {
-		if k := fmt.Sprintf("ws_%d", i); s.laneOf(k) == s.laneOf(a) {
-			b = k
-		}
-	}
-	entered, release := make(chan struct{}), make(chan struct{})
-	held := make(chan error, 1)
-	go func() {
-		held <- s.UpdateOrdered(a, func(tx *Tx) error {
-			select {
-			case <-entered:
-			default:
-				close(entered)
-			}
-			<-release
-			return tx.Put("b", []byte("a0"), []byte("1"))
-		})
-	}()
-	<-entered
+	s := openLanes(t)
+	a := "ws_a"
+	b := keyBeside(s, a, true)
+	release, held := holdWrite(s, a, "a0")
 	refused := errors.New("refused by its function")
 	results := make(chan string, 3)
 	for _, w := range []struct{ ws, key string }{{b, "b1"}, {a, "a-fails"}, {a, "a1"}} {
@@ -135,7 +90,7 @@ func TestTwoWorkspacesInOneLaneCommitTogether(t *testing.T) {
 		t.Fatalf("%s was acknowledged while the lane's group was held", r)
 	case <-time.After(300 * time.Millisecond):
 	}
-	close(release)
+	release()
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
@@ -153,4 +108,50 @@ func TestTwoWorkspacesInOneLaneCommitTogether(t *testing.T) {
 			t.Fatalf("%s = %q (%v), want %q", key, v, err, want)
 		}
 	}
+}
+
+// openLanes opens a store on a new PostgreSQL database, with DefaultCommitLanes
+// lanes (at least two).
+func openLanes(t *testing.T) *Store {
+	t.Helper()
+	s, err := OpenURL(pgtest.URL(t), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	if len(s.lanes) != DefaultCommitLanes || DefaultCommitLanes < 2 {
+		t.Fatalf("%d lanes, want DefaultCommitLanes (%d, at least 2)", len(s.lanes), DefaultCommitLanes)
+	}
+	return s
+}
+
+// keyBeside is the first workspace key ws_0, ws_1, … whose lane is a's (same) or
+// another (!same).
+func keyBeside(s *Store, a string, same bool) string {
+	for i := 0; ; i++ {
+		if k := fmt.Sprintf("ws_%d", i); (s.laneOf(k) == s.laneOf(a)) == same {
+			return k
+		}
+	}
+}
+
+// holdWrite starts a write of workspace ws that puts key "b"/key and is held
+// inside its group until release is called; it returns once that write is running,
+// with the channel its result comes on.
+func holdWrite(s *Store, ws, key string) (release func(), done <-chan error) {
+	entered, let := make(chan struct{}), make(chan struct{})
+	res := make(chan error, 1)
+	go func() {
+		res <- s.UpdateOrdered(ws, func(tx *Tx) error {
+			select {
+			case <-entered:
+			default:
+				close(entered)
+			}
+			<-let
+			return tx.Put("b", []byte(key), []byte("1"))
+		})
+	}()
+	<-entered
+	return func() { close(let) }, res
 }
