@@ -120,12 +120,18 @@ func (a *Actor) ended() {
 }
 
 func (a *Actor) handleMessage(ctx actor.Context) {
+	// Peers are watched, and the start point read, before the answer goes out: a
+	// subscriber told it is subscribed has every event committed on any node after
+	// that (one committed elsewhere between the answer and the read would count as
+	// before the subscription, and never come).
 	if _, ok := ctx.Message().(presenceDue); ok {
 		a.presenceFired()
+		a.watchPeers()
 	} else {
-		a.reply(ctx, a.decide(ctx.Message()))
+		res := a.decide(ctx.Message())
+		a.watchPeers()
+		a.reply(ctx, res)
 	}
-	a.watchPeers()
 	if a.subs.moved { // whoever joined or left is told within a presence period
 		a.subs.moved, a.pres.owed = false, true
 	}
